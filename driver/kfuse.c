@@ -1,0 +1,127 @@
+/*
+ * kfuse: the compiler's command line. Options and exit codes only; the work is
+ * kfuse_compile (lib/pipeline.c).
+ *
+ * Exit codes: 0 success; 1 the input has errors (diagnostics printed); 2 a usage error;
+ * 3 the output could not be written. An internal error aborts (134) after printing
+ * kfuse's own file and line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+#include "../passes/pass.h"
+
+static const char usage[] =
+    "usage: kfuse [options] INPUT.cu -o OUTPUT.cu\n"
+    "\n"
+    "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
+    "computes the same thing (faster, once passes apply).\n"
+    "\n"
+    "options:\n"
+    "  -o FILE             write the output to FILE ('-' for standard output); required\n"
+    "  --emit=KIND         cuda (default): the optimized program\n"
+    "                      model: the program model as text\n"
+    "                      model-json: the program model as JSON\n"
+    "                      lifted: the input with every lifted kernel re-printed\n"
+    "  --passes=A,B        run only these passes, in this order ('' for none)\n"
+    "  --print-after=PASS  print the program after PASS to standard error\n"
+    "  --list-passes       list the passes and exit\n"
+    "  -R, --remarks       print remarks (opaque kernels, missed optimizations)\n"
+    "  -I DIR, -D NAME[=V] passed to the parser, as to nvcc\n"
+    "  --cuda-path=DIR     the CUDA toolkit (default /usr/local/cuda)\n"
+    "  -v                  say what each phase did\n"
+    "  --version           print the version\n"
+    "  -h, --help          print this help\n"
+    "\n"
+    "exit status: 0 success, 1 errors in the input, 2 usage error, 3 output not written\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("kfuse: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\nkfuse: run 'kfuse --help' for usage\n", stderr);
+  return KFUSE_USAGE_ERROR;
+}
+
+static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+int main(int argc, char **argv) {
+  kfuse_options o = {0};
+  o.emit = EMIT_CUDA;
+  const char **extra = calloc((size_t)argc * 2 + 1, sizeof *extra);
+  if (!extra)
+    return 70;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage, stdout);
+      free(extra);
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      printf("kfuse %s (libclang: %s)\n", KFUSE_VERSION, "22");
+      free(extra);
+      return 0;
+    } else if (!strcmp(a, "--list-passes")) {
+      for (int p = 0; p < pass_count; p++)
+        printf("%-16s %s\n", pass_list[p]->name, pass_list[p]->summary);
+      if (!pass_count)
+        printf("(no passes yet)\n");
+      free(extra);
+      return 0;
+    } else if (!strcmp(a, "-o")) {
+      if (++i >= argc)
+        return usage_error("%s needs a file name", "-o");
+      if (o.output)
+        return usage_error("%s given twice", "-o");
+      o.output = argv[i];
+    } else if (starts(a, "--emit=")) {
+      const char *k = a + 7;
+      if (!strcmp(k, "cuda"))
+        o.emit = EMIT_CUDA;
+      else if (!strcmp(k, "model"))
+        o.emit = EMIT_MODEL;
+      else if (!strcmp(k, "model-json"))
+        o.emit = EMIT_MODEL_JSON;
+      else if (!strcmp(k, "lifted"))
+        o.emit = EMIT_LIFTED;
+      else
+        return usage_error("unknown --emit kind '%s'; expected cuda, model, model-json or lifted", k);
+    } else if (starts(a, "--passes=")) {
+      o.passes = a + 9;
+    } else if (starts(a, "--print-after=")) {
+      o.print_after = a + 14;
+      if (!*o.print_after)
+        return usage_error("%s needs a pass name", "--print-after=");
+    } else if (starts(a, "--cuda-path=")) {
+      o.tu.cuda_path = a + 12;
+    } else if (!strcmp(a, "-R") || !strcmp(a, "--remarks")) {
+      o.remarks = 1;
+    } else if (!strcmp(a, "-v")) {
+      o.verbose = 1;
+    } else if ((!strcmp(a, "-I") || !strcmp(a, "-D"))) {
+      if (i + 1 >= argc)
+        return usage_error("%s needs an argument", a);
+      extra[o.tu.nextra_args++] = a;
+      extra[o.tu.nextra_args++] = argv[++i];
+    } else if (starts(a, "-I") || starts(a, "-D")) {
+      extra[o.tu.nextra_args++] = a;
+    } else if (a[0] == '-' && a[1]) {
+      return usage_error("unknown option '%s'", a);
+    } else {
+      if (o.input)
+        return usage_error("more than one input file ('%s')", a);
+      o.input = a;
+    }
+  }
+  o.tu.extra_args = extra;
+  if (!o.input)
+    return usage_error("%s", "no input file");
+  if (!o.output)
+    return usage_error("%s", "no output file: use -o FILE (or -o - for standard output)");
+  diag *d = diag_new(stderr);
+  kfuse_status st = kfuse_compile(&o, d);
+  diag_free(d);
+  free(extra);
+  return (int)st;
+}

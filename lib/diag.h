@@ -1,0 +1,27 @@
+/*
+ * diag.h: diagnostics in clang's format, `file:line:col: error|warning|note|remark: text`.
+ * Library code reports and counts; only the driver turns counts into exit statuses.
+ */
+#ifndef KFUSE_DIAG_H
+#define KFUSE_DIAG_H
+
+#include <stdio.h>
+
+typedef enum diag_level { DIAG_NOTE, DIAG_REMARK, DIAG_WARNING, DIAG_ERROR } diag_level;
+
+typedef struct diag diag;
+
+/* A diagnostics engine writing to out (stderr in the driver). */
+diag *diag_new(FILE *out);
+void diag_free(diag *d);
+/* Reports at file:line:col (line or col 0: omitted). */
+void diag_report(diag *d, diag_level level, const char *file, unsigned line, unsigned col,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Writes a line that is already formatted (libclang's own diagnostics), counting it. */
+void diag_raw(diag *d, diag_level level, const char *text);
+/* Errors reported so far. */
+int diag_errors(const diag *d);
+/* With quiet set, remarks are not printed (they are still counted). */
+void diag_set_remarks(diag *d, int show);
+
+#endif

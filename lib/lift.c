@@ -1,0 +1,1423 @@
+/*
+ * lift.c: lifts a kernel's body from libclang cursors into the model's statement and
+ * expression trees (model.h), then analyses it: single-definition locals, canonical
+ * loops and their reductions, every load and store with its index flattened over
+ * builtins, loop variables and parameters, and the per-thread index.
+ *
+ * The liftable subset is structured C: declarations of scalars, pointers into parameter
+ * buffers, shared and per-thread arrays; assignments and compound assignments; stores and
+ * atomics through subscripts; if, for, while, do, return, break, continue; calls of math
+ * functions, intrinsics and __device__ helpers; casts, ?:, and C's operators. Anything
+ * else (switch, goto, inline asm, pointer dereference, member access other than the
+ * builtins, increments inside expressions, lambdas, ...) makes the kernel opaque, with
+ * the first offending construct and its position as the reason.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cx.h"
+
+typedef struct lifter {
+  cxctx *c;
+  kkernel *k;
+  CXCursor fn;
+  unsigned *var_decl;       /* declaration offset of each var, for lookups */
+  unsigned *param_decl;     /* declaration offset of each param */
+  int *var_base;            /* pointer locals: the param they point into, or -1 */
+  int cap_var_decl;
+  int loop_depth;
+  int failed;
+} lifter;
+
+static void opaque(lifter *L, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void opaque(lifter *L, CXCursor at, const char *fmt, ...) {
+  if (L->failed)
+    return;
+  L->failed = 1;
+  va_list ap;
+  va_start(ap, fmt);
+  L->k->opaque_why = arena_vprintf(L->c->a, fmt, ap);
+  va_end(ap);
+  if (!cx_loc(L->c, at, &L->k->opaque_loc))
+    L->k->opaque_loc = L->k->loc;
+}
+
+static unsigned decl_offset(CXCursor decl) {
+  unsigned off = 0;
+  clang_getSpellingLocation(clang_getCursorLocation(decl), NULL, NULL, NULL, &off);
+  return off;
+}
+
+static unsigned cursor_pos(CXCursor k) {
+  unsigned off = 0;
+  clang_getExpansionLocation(clang_getCursorLocation(k), NULL, NULL, NULL, &off);
+  return off;
+}
+
+static int find_param(lifter *L, CXCursor decl) {
+  if (clang_getCursorKind(decl) != CXCursor_ParmDecl)
+    return -1;
+  unsigned off = decl_offset(decl);
+  for (int i = 0; i < L->k->nparams; i++)
+    if (L->param_decl[i] == off)
+      return i;
+  return -1;
+}
+
+static int find_var(lifter *L, CXCursor decl) {
+  unsigned off = decl_offset(decl);
+  for (int i = L->k->nvars - 1; i >= 0; i--)
+    if (L->var_decl[i] == off)
+      return i;
+  return -1;
+}
+
+static kexpr *new_expr(lifter *L, kexpr_kind kind, CXCursor k) {
+  kexpr *e = arena_alloc(L->c->a, sizeof *e);
+  e->kind = kind;
+  e->param = e->var = -1;
+  e->access = -1;
+  CXType t = clang_getCursorType(k);
+  e->type = cx_ktype(t);
+  e->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(t));
+  e->pos = cursor_pos(k);
+  return e;
+}
+
+static kstmt *new_stmt(lifter *L, kstmt_kind kind, CXCursor k) {
+  kstmt *s = arena_alloc(L->c->a, sizeof *s);
+  s->kind = kind;
+  s->var = s->param = s->array_var = s->access = s->loop_var = -1;
+  s->op = -1;
+  s->pos = cursor_pos(k);
+  return s;
+}
+
+static int add_var(lifter *L, CXCursor decl, kvar_kind kind) {
+  kkernel *k = L->k;
+  kvar *v = ARENA_PUSH(L->c->a, k->vars, k->nvars, k->cap_vars);
+  int idx = k->nvars - 1;
+  if (idx >= L->cap_var_decl) {
+    int ncap = L->cap_var_decl ? L->cap_var_decl * 2 : 16;
+    unsigned *nd = arena_alloc(L->c->a, sizeof *nd * (size_t)ncap);
+    int *nb = arena_alloc(L->c->a, sizeof *nb * (size_t)ncap);
+    if (L->cap_var_decl) {
+      memcpy(nd, L->var_decl, sizeof *nd * (size_t)L->cap_var_decl);
+      memcpy(nb, L->var_base, sizeof *nb * (size_t)L->cap_var_decl);
+    }
+    L->var_decl = nd;
+    L->var_base = nb;
+    L->cap_var_decl = ncap;
+  }
+  L->var_decl[idx] = decl_offset(decl);
+  L->var_base[idx] = -1;
+  CXType t = clang_getCursorType(decl);
+  v->name = cx_spelling(L->c, decl);
+  v->kind = kind;
+  v->type = cx_ktype(t);
+  v->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(t));
+  v->is_const = clang_isConstQualifiedType(t);
+  return idx;
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static kexpr *lift_expr(lifter *L, CXCursor k);
+
+/* The non-type children of an expression (TypeRefs and the like dropped). */
+static cxlist expr_children(lifter *L, CXCursor k) {
+  cxlist all = cx_children(L->c, k), r = {0};
+  for (int i = 0; i < all.n; i++) {
+    enum CXCursorKind ck = clang_getCursorKind(all.v[i]);
+    if (ck == CXCursor_TypeRef || ck == CXCursor_TemplateRef || ck == CXCursor_NamespaceRef)
+      continue;
+    *ARENA_PUSH(L->c->a, r.v, r.n, r.cap) = all.v[i];
+  }
+  return r;
+}
+
+static int builtin_of(const char *text, kbuiltin *out) {
+  static const char *const bases[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+  char base[32], member[8];
+  if (!text || sscanf(text, " %31[A-Za-z] . %7[xyz]", base, member) != 2 || member[1])
+    return 0;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(base, bases[i])) {
+      *out = (kbuiltin)(i * 3 + (member[0] - 'x'));
+      return 1;
+    }
+  return 0;
+}
+
+/* The spelling of a literal token at the cursor, when it is in the main file. */
+static const char *literal_text(lifter *L, CXCursor k) {
+  const char *t = cx_text(L->c, k);
+  if (!t)
+    return NULL;
+  /* Only a literal token is kept as spelled; a literal that came from a macro is printed
+   * from its value. */
+  if (!(('0' <= t[0] && t[0] <= '9') || t[0] == '.'))
+    return NULL;
+  for (const char *p = t; *p; p++)
+    if (!(('0' <= *p && *p <= '9') || ('a' <= *p && *p <= 'z') || ('A' <= *p && *p <= 'Z') ||
+          *p == '.' || ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')) || *p == '\''))
+      return NULL;
+  return t;
+}
+
+static kexpr *lift_literal(lifter *L, CXCursor k, enum CXCursorKind ck) {
+  CXEvalResult r = clang_Cursor_Evaluate(k);
+  if (!r) {
+    opaque(L, k, "literal kfuse cannot evaluate");
+    return NULL;
+  }
+  kexpr *e;
+  if (clang_EvalResult_getKind(r) == CXEval_Int) {
+    e = new_expr(L, KE_INT, k);
+    e->ival = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
+                                                : (int64_t)clang_EvalResult_getAsLongLong(r);
+    if (ck == CXCursor_CXXBoolLiteralExpr)
+      e->text = e->ival ? "true" : "false";
+    else if (ck == CXCursor_CharacterLiteral)
+      e->text = cx_text(L->c, k);
+    else
+      e->text = literal_text(L, k);
+  } else if (clang_EvalResult_getKind(r) == CXEval_Float) {
+    e = new_expr(L, KE_FLT, k);
+    e->fval = clang_EvalResult_getAsDouble(r);
+    e->text = literal_text(L, k);
+  } else {
+    clang_EvalResult_dispose(r);
+    opaque(L, k, "literal of an unsupported kind");
+    return NULL;
+  }
+  clang_EvalResult_dispose(r);
+  return e;
+}
+
+static kop binop_of(enum CXBinaryOperatorKind op, int *ok) {
+  *ok = 1;
+  switch (op) {
+  case CXBinaryOperator_Mul: return KO_MUL;
+  case CXBinaryOperator_Div: return KO_DIV;
+  case CXBinaryOperator_Rem: return KO_MOD;
+  case CXBinaryOperator_Add: return KO_ADD;
+  case CXBinaryOperator_Sub: return KO_SUB;
+  case CXBinaryOperator_Shl: return KO_SHL;
+  case CXBinaryOperator_Shr: return KO_SHR;
+  case CXBinaryOperator_LT: return KO_LT;
+  case CXBinaryOperator_GT: return KO_GT;
+  case CXBinaryOperator_LE: return KO_LE;
+  case CXBinaryOperator_GE: return KO_GE;
+  case CXBinaryOperator_EQ: return KO_EQ;
+  case CXBinaryOperator_NE: return KO_NE;
+  case CXBinaryOperator_And: return KO_BAND;
+  case CXBinaryOperator_Xor: return KO_BXOR;
+  case CXBinaryOperator_Or: return KO_BOR;
+  case CXBinaryOperator_LAnd: return KO_LAND;
+  case CXBinaryOperator_LOr: return KO_LOR;
+  case CXBinaryOperator_MulAssign: return KO_MUL;
+  case CXBinaryOperator_DivAssign: return KO_DIV;
+  case CXBinaryOperator_RemAssign: return KO_MOD;
+  case CXBinaryOperator_AddAssign: return KO_ADD;
+  case CXBinaryOperator_SubAssign: return KO_SUB;
+  case CXBinaryOperator_ShlAssign: return KO_SHL;
+  case CXBinaryOperator_ShrAssign: return KO_SHR;
+  case CXBinaryOperator_AndAssign: return KO_BAND;
+  case CXBinaryOperator_XorAssign: return KO_BXOR;
+  case CXBinaryOperator_OrAssign: return KO_BOR;
+  default: *ok = 0; return KO_ADD;
+  }
+}
+
+static void record_access(lifter *L, kexpr *load_or_null, kstmt *store, int param, int var,
+                          kexpr *index, int is_store, int is_atomic, unsigned pos) {
+  kaccess *a = ARENA_PUSH(L->c->a, L->k->accesses, L->k->naccesses, L->k->cap_accesses);
+  a->is_store = is_store;
+  a->is_atomic = is_atomic;
+  a->param = param;
+  a->var = var;
+  a->index = index;
+  a->loop_depth = L->loop_depth;
+  a->pos = pos;
+  if (load_or_null)
+    load_or_null->access = L->k->naccesses - 1;
+  if (store)
+    store->access = L->k->naccesses - 1;
+}
+
+/* Resolves the base of a subscript: a pointer parameter, a pointer local into one, or a
+ * shared/per-thread array. Sets *param (the buffer) and *var (the variable written in the
+ * source, or -1 for the parameter itself). */
+static int subscript_base(lifter *L, CXCursor base, int *param, int *var) {
+  CXCursor b = cx_strip(L->c, base);
+  if (clang_getCursorKind(b) != CXCursor_DeclRefExpr) {
+    opaque(L, base, "subscript of something other than a parameter, a pointer local or an array");
+    return 0;
+  }
+  CXCursor decl = clang_getCursorReferenced(b);
+  int p = find_param(L, decl);
+  if (p >= 0) {
+    if (!L->k->params[p].is_pointer) {
+      opaque(L, base, "subscript of non-pointer parameter '%s'", L->k->params[p].name);
+      return 0;
+    }
+    *param = p;
+    *var = -1;
+    return 1;
+  }
+  int v = find_var(L, decl);
+  if (v < 0) {
+    opaque(L, base, "subscript of '%s', which is not a variable of the kernel",
+           cx_spelling(L->c, decl));
+    return 0;
+  }
+  kvar *kv = &L->k->vars[v];
+  if (kv->kind == KV_SHARED || kv->kind == KV_LOCAL_ARRAY) {
+    *param = -1;
+    *var = v;
+    return 1;
+  }
+  if (L->var_base[v] >= 0) {
+    *param = L->var_base[v];
+    *var = v;
+    return 1;
+  }
+  opaque(L, base, "subscript of pointer local '%s', which does not point into a parameter buffer", kv->name);
+  return 0;
+}
+
+static kexpr *lift_subscript(lifter *L, CXCursor k) {
+  cxlist ch = expr_children(L, k);
+  if (ch.n != 2) {
+    opaque(L, k, "subscript kfuse cannot read");
+    return NULL;
+  }
+  int param, var;
+  if (!subscript_base(L, ch.v[0], &param, &var))
+    return NULL;
+  kexpr *e = new_expr(L, KE_LOAD, k);
+  e->param = param;
+  e->var = var;
+  e->a = lift_expr(L, ch.v[1]);
+  return e->a ? e : NULL;
+}
+
+/* An overloaded operator of the half and bfloat16 types: `a + b` on __half is a call of
+ * operator+. Children: lhs, the operator's reference, rhs (unary: the reference, operand). */
+static kexpr *lift_operator_call(lifter *L, CXCursor k, const char *op, cxlist ch) {
+  static const struct {
+    const char *text;
+    kop op;
+  } ops[] = {{"+", KO_ADD}, {"-", KO_SUB}, {"*", KO_MUL}, {"/", KO_DIV}, {"<", KO_LT},
+             {">", KO_GT},  {"<=", KO_LE}, {">=", KO_GE}, {"==", KO_EQ}, {"!=", KO_NE}};
+  cxlist operands = {0};
+  for (int i = 0; i < ch.n; i++) {
+    const char *sp = cx_spelling(L->c, ch.v[i]);
+    if (strncmp(sp, "operator", 8))
+      *ARENA_PUSH(L->c->a, operands.v, operands.n, operands.cap) = ch.v[i];
+  }
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (!strcmp(op, ops[i].text)) {
+      if (operands.n == 2) {
+        kexpr *e = new_expr(L, KE_BINARY, k);
+        e->op = ops[i].op;
+        e->a = lift_expr(L, operands.v[0]);
+        e->b = e->a ? lift_expr(L, operands.v[1]) : NULL;
+        return e->b ? e : NULL;
+      }
+      if (operands.n == 1 && (ops[i].op == KO_SUB || ops[i].op == KO_ADD)) {
+        kexpr *e = new_expr(L, KE_UNARY, k);
+        e->op = ops[i].op == KO_SUB ? KO_NEG : KO_PLUS;
+        e->a = lift_expr(L, operands.v[0]);
+        return e->a ? e : NULL;
+      }
+    }
+  opaque(L, k, "overloaded 'operator%s' inside an expression", op);
+  return NULL;
+}
+
+static kexpr *lift_call(lifter *L, CXCursor k) {
+  cxlist ch = expr_children(L, k);
+  CXCursor ref = clang_getCursorReferenced(k);
+  enum CXCursorKind rk = clang_getCursorKind(ref);
+  if (rk == CXCursor_Constructor) {
+    /* An implicit conversion or copy through a constructor (`__half(h[i])`): transparent
+     * when it spans its one argument. */
+    if (ch.n == 1) {
+      kloc a, b;
+      if (!cx_loc(L->c, k, &a) || !cx_loc(L->c, ch.v[0], &b) || (a.begin == b.begin && a.end == b.end))
+        return lift_expr(L, ch.v[0]);
+    }
+    opaque(L, k, "construction of a '%s' value",
+           cx_str(L->c->a, clang_getTypeSpelling(clang_getCursorType(k))));
+    return NULL;
+  }
+  if (ch.n < 1) {
+    opaque(L, k, "call kfuse cannot read");
+    return NULL;
+  }
+  const char *name = cx_spelling(L->c, k);
+  if (!name[0]) {
+    opaque(L, k, "call through an expression");
+    return NULL;
+  }
+  if (!strncmp(name, "operator", 8))
+    return lift_operator_call(L, k, name + 8, ch);
+  kexpr *e = new_expr(L, KE_CALL, k);
+  e->text = name;
+  /* Explicit template arguments (max<float>(a, b)) are kept as written. */
+  const char *callee_text = cx_text(L->c, ch.v[0]);
+  if (callee_text && strchr(callee_text, '<'))
+    e->text = callee_text;
+  e->nargs = ch.n - 1;
+  e->args = arena_alloc(L->c->a, sizeof *e->args * (size_t)(e->nargs + 1));
+  for (int i = 1; i < ch.n; i++)
+    if (!(e->args[i - 1] = lift_expr(L, ch.v[i])))
+      return NULL;
+  if (!strncmp(name, "__shfl", 6) || !strncmp(name, "__ballot", 8) || !strncmp(name, "__any", 5) ||
+      !strncmp(name, "__all", 5) || !strncmp(name, "__reduce", 8))
+    L->k->uses_warp = 1;
+  return e;
+}
+
+static kexpr *lift_declref(lifter *L, CXCursor k) {
+  CXCursor decl = clang_getCursorReferenced(k);
+  enum CXCursorKind dk = clang_getCursorKind(decl);
+  const char *name = cx_spelling(L->c, k);
+  if (!strcmp(name, "warpSize")) {
+    kexpr *e = new_expr(L, KE_BUILTIN, k);
+    e->builtin = KB_WARPSIZE;
+    return e;
+  }
+  int p = find_param(L, decl);
+  if (p >= 0) {
+    kexpr *e = new_expr(L, KE_PARAM, k);
+    e->param = p;
+    e->text = L->k->params[p].name;
+    return e;
+  }
+  int v = find_var(L, decl);
+  if (v >= 0) {
+    kexpr *e = new_expr(L, KE_VAR, k);
+    e->var = v;
+    e->text = L->k->vars[v].name;
+    return e;
+  }
+  if (dk == CXCursor_NonTypeTemplateParameter || dk == CXCursor_EnumConstantDecl ||
+      (dk == CXCursor_VarDecl && clang_isConstQualifiedType(clang_getCursorType(decl)))) {
+    kexpr *e = new_expr(L, KE_CONST, k);
+    e->text = cx_text(L->c, k);
+    if (!e->text)
+      e->text = name;
+    CXEvalResult r = dk == CXCursor_NonTypeTemplateParameter ? NULL : clang_Cursor_Evaluate(k);
+    if (r) {
+      if (clang_EvalResult_getKind(r) == CXEval_Int)
+        e->ival = clang_EvalResult_getAsLongLong(r);
+      else if (clang_EvalResult_getKind(r) == CXEval_Float)
+        e->fval = clang_EvalResult_getAsDouble(r);
+      clang_EvalResult_dispose(r);
+    }
+    return e;
+  }
+  if (dk == CXCursor_VarDecl)
+    opaque(L, k, "reference to '%s', a variable outside the kernel that is not constant", name);
+  else
+    opaque(L, k, "reference to '%s', which is not a parameter, local or constant", name);
+  return NULL;
+}
+
+static kexpr *lift_expr(lifter *L, CXCursor k) {
+  if (L->failed)
+    return NULL;
+  enum CXCursorKind ck = clang_getCursorKind(k);
+  switch (ck) {
+  case CXCursor_IntegerLiteral:
+  case CXCursor_FloatingLiteral:
+  case CXCursor_CXXBoolLiteralExpr:
+  case CXCursor_CharacterLiteral:
+    return lift_literal(L, k, ck);
+  case CXCursor_ParenExpr: {
+    cxlist ch = expr_children(L, k);
+    if (ch.n != 1)
+      break;
+    return lift_expr(L, ch.v[0]);
+  }
+  case CXCursor_UnexposedExpr: {
+    cxlist ch = expr_children(L, k);
+    if (ch.n == 1)
+      return lift_expr(L, ch.v[0]); /* implicit conversion */
+    break;
+  }
+  case CXCursor_DeclRefExpr:
+    return lift_declref(L, k);
+  case CXCursor_MemberRefExpr: {
+    kbuiltin b;
+    if (builtin_of(cx_text(L->c, k), &b)) {
+      kexpr *e = new_expr(L, KE_BUILTIN, k);
+      e->builtin = b;
+      e->type = KT_U32;
+      e->type_spelling = "unsigned int";
+      return e;
+    }
+    opaque(L, k, "member access '%s'", cx_text(L->c, k) ? cx_text(L->c, k) : "?");
+    return NULL;
+  }
+  case CXCursor_ArraySubscriptExpr: {
+    kexpr *e = lift_subscript(L, k);
+    if (e)
+      record_access(L, e, NULL, e->param, e->param >= 0 ? -1 : e->var, e->a, 0, 0, e->pos);
+    return e;
+  }
+  case CXCursor_UnaryOperator: {
+    cxlist ch = expr_children(L, k);
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(k);
+    if (ch.n != 1)
+      break;
+    kop kop_;
+    switch (op) {
+    case CXUnaryOperator_Minus: kop_ = KO_NEG; break;
+    case CXUnaryOperator_Plus: kop_ = KO_PLUS; break;
+    case CXUnaryOperator_LNot: kop_ = KO_NOT; break;
+    case CXUnaryOperator_Not: kop_ = KO_BNOT; break;
+    case CXUnaryOperator_AddrOf: {
+      CXCursor s = cx_strip(L->c, ch.v[0]);
+      if (clang_getCursorKind(s) == CXCursor_ArraySubscriptExpr) {
+        kexpr *ld = lift_subscript(L, s);
+        if (!ld)
+          return NULL;
+        ld->kind = KE_ADDR;
+        ld->type = KT_UNKNOWN;
+        ld->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(clang_getCursorType(k)));
+        return ld;
+      }
+      opaque(L, k, "address of something other than a buffer element");
+      return NULL;
+    }
+    case CXUnaryOperator_PostInc: case CXUnaryOperator_PostDec:
+    case CXUnaryOperator_PreInc: case CXUnaryOperator_PreDec:
+      opaque(L, k, "increment or decrement inside an expression");
+      return NULL;
+    case CXUnaryOperator_Deref:
+      opaque(L, k, "pointer dereference");
+      return NULL;
+    default:
+      opaque(L, k, "unary operator '%s'",
+             cx_str(L->c->a, clang_getUnaryOperatorKindSpelling(op)));
+      return NULL;
+    }
+    kexpr *e = new_expr(L, KE_UNARY, k);
+    e->op = kop_;
+    e->a = lift_expr(L, ch.v[0]);
+    return e->a ? e : NULL;
+  }
+  case CXCursor_BinaryOperator: {
+    cxlist ch = expr_children(L, k);
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(k);
+    int ok;
+    kop kop_ = binop_of(op, &ok);
+    if (ch.n != 2)
+      break;
+    if (!ok || op >= CXBinaryOperator_Assign) {
+      opaque(L, k, "%s inside an expression",
+             op >= CXBinaryOperator_Assign && op != CXBinaryOperator_Comma ? "assignment" : "operator");
+      return NULL;
+    }
+    kexpr *e = new_expr(L, KE_BINARY, k);
+    e->op = kop_;
+    e->a = lift_expr(L, ch.v[0]);
+    e->b = e->a ? lift_expr(L, ch.v[1]) : NULL;
+    return e->b ? e : NULL;
+  }
+  case CXCursor_ConditionalOperator: {
+    cxlist ch = expr_children(L, k);
+    if (ch.n != 3)
+      break;
+    kexpr *e = new_expr(L, KE_SELECT, k);
+    e->a = lift_expr(L, ch.v[0]);
+    e->b = e->a ? lift_expr(L, ch.v[1]) : NULL;
+    e->c = e->b ? lift_expr(L, ch.v[2]) : NULL;
+    return e->c ? e : NULL;
+  }
+  case CXCursor_CallExpr:
+    return lift_call(L, k);
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXFunctionalCastExpr:
+  case CXCursor_CXXReinterpretCastExpr:
+  case CXCursor_CXXConstCastExpr: {
+    cxlist ch = expr_children(L, k);
+    if (ch.n < 1)
+      break;
+    if (ck == CXCursor_CXXReinterpretCastExpr || ck == CXCursor_CXXConstCastExpr) {
+      opaque(L, k, "%s", ck == CXCursor_CXXReinterpretCastExpr ? "reinterpret_cast" : "const_cast");
+      return NULL;
+    }
+    kexpr *e = new_expr(L, KE_CAST, k);
+    e->text = e->type_spelling;
+    e->a = lift_expr(L, ch.v[ch.n - 1]);
+    if (e->a && cx_is_pointer(clang_getCursorType(k))) {
+      opaque(L, k, "cast to a pointer type");
+      return NULL;
+    }
+    return e->a ? e : NULL;
+  }
+  case CXCursor_UnaryExpr: { /* sizeof, alignof */
+    CXEvalResult r = clang_Cursor_Evaluate(k);
+    const char *t = cx_text(L->c, k);
+    if (r && clang_EvalResult_getKind(r) == CXEval_Int && t) {
+      kexpr *e = new_expr(L, KE_CONST, k);
+      e->text = t;
+      e->ival = clang_EvalResult_getAsLongLong(r);
+      clang_EvalResult_dispose(r);
+      return e;
+    }
+    if (r)
+      clang_EvalResult_dispose(r);
+    opaque(L, k, "sizeof or alignof kfuse cannot evaluate");
+    return NULL;
+  }
+  default:
+    break;
+  }
+  opaque(L, k, "unsupported expression (%s)", cx_str(L->c->a, clang_getCursorKindSpelling(ck)));
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static kstmt *lift_stmt(lifter *L, CXCursor k);
+
+static void push_stmt(lifter *L, kstmt *block, kstmt *s) {
+  if (s)
+    *ARENA_PUSH(L->c->a, block->body, block->nbody, block->cap_body) = s;
+}
+
+static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
+  CXType t = clang_getCursorType(var);
+  cxlist ch = cx_children(L->c, var);
+  int shared = 0;
+  CXCursor init = clang_getNullCursor();
+  int has_init = 0;
+  for (int i = 0; i < ch.n; i++) {
+    enum CXCursorKind ck = clang_getCursorKind(ch.v[i]);
+    if (ck == CXCursor_CUDASharedAttr)
+      shared = 1;
+    else if (clang_isExpression(ck)) {
+      init = ch.v[i];
+      has_init = 1;
+    }
+  }
+  CXType canon0 = clang_getCanonicalType(t);
+  if ((canon0.kind == CXType_ConstantArray || canon0.kind == CXType_IncompleteArray) && has_init &&
+      clang_getCursorKind(init) != CXCursor_InitListExpr)
+    has_init = 0; /* the child expression is the array's size */
+  if (clang_Cursor_getStorageClass(var) == CX_SC_Static && !shared) {
+    opaque(L, var, "static local variable '%s'", cx_spelling(L->c, var));
+    return NULL;
+  }
+  CXType canon = clang_getCanonicalType(t);
+  int is_array = canon.kind == CXType_ConstantArray || canon.kind == CXType_IncompleteArray;
+  kvar_kind kind = shared ? KV_SHARED : is_array ? KV_LOCAL_ARRAY : KV_LOCAL;
+  if (shared && has_init) {
+    opaque(L, var, "__shared__ variable '%s' with an initializer", cx_spelling(L->c, var));
+    return NULL;
+  }
+  if (is_array && clang_getNumElements(canon) >= 0 &&
+      clang_getCanonicalType(clang_getElementType(canon)).kind == CXType_ConstantArray) {
+    opaque(L, var, "multi-dimensional array '%s'", cx_spelling(L->c, var));
+    return NULL;
+  }
+  if (is_array && has_init) {
+    opaque(L, var, "array '%s' with an initializer", cx_spelling(L->c, var));
+    return NULL;
+  }
+  kexpr *init_e = NULL;
+  int base = -1;
+  if (has_init) {
+    init_e = lift_expr(L, init);
+    if (!init_e)
+      return NULL;
+  }
+  if (!is_array && canon.kind == CXType_Pointer) {
+    /* A pointer local must point into a parameter buffer: param + offset, &param[i], or
+     * another such local; kfuse then knows which buffer its subscripts touch. */
+    const kexpr *x = init_e;
+    while (x && (x->kind == KE_CAST))
+      x = x->a;
+    while (x && x->kind == KE_BINARY && (x->op == KO_ADD || x->op == KO_SUB))
+      x = x->a->kind == KE_PARAM || x->a->kind == KE_VAR || x->a->kind == KE_BINARY ? x->a : x->b;
+    if (x && x->kind == KE_PARAM && L->k->params[x->param].is_pointer)
+      base = x->param;
+    else if (x && x->kind == KE_VAR && L->var_base[x->var] >= 0)
+      base = L->var_base[x->var];
+    else if (x && x->kind == KE_ADDR && x->param >= 0)
+      base = x->param;
+    if (base < 0) {
+      opaque(L, var, "pointer local '%s' that does not point into a parameter buffer",
+             cx_spelling(L->c, var));
+      return NULL;
+    }
+  }
+  int v = add_var(L, var, kind);
+  L->var_base[v] = base;
+  kvar *kv = &L->k->vars[v];
+  kv->init = init_e;
+  if (shared && !is_array) {
+    kv->shared_scalar = 1;
+    L->k->uses_shared = 1;
+  }
+  if (is_array) {
+    CXType elem = clang_getArrayElementType(t);
+    kv->type = cx_ktype(elem);
+    kv->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(elem));
+    long long n = clang_getArraySize(canon);
+    kv->size = n >= 0 ? arena_printf(L->c->a, "%lld", n) : NULL;
+    if (shared)
+      L->k->uses_shared = 1;
+  }
+  kstmt *s = new_stmt(L, KST_DECL, var);
+  s->var = v;
+  s->value = init_e;
+  (void)in_for;
+  return s;
+}
+
+static kstmt *lift_declstmt(lifter *L, CXCursor k, int in_for) {
+  cxlist ch = cx_children(L->c, k);
+  if (ch.n == 1 && clang_getCursorKind(ch.v[0]) == CXCursor_VarDecl)
+    return lift_decl(L, ch.v[0], in_for);
+  kstmt *b = new_stmt(L, KST_BLOCK, k);
+  b->text = "decls"; /* several declarators in one statement */
+  for (int i = 0; i < ch.n && !L->failed; i++) {
+    if (clang_getCursorKind(ch.v[i]) != CXCursor_VarDecl) {
+      opaque(L, ch.v[i], "declaration of a kind kfuse does not lift (%s)",
+             cx_str(L->c->a, clang_getCursorKindSpelling(clang_getCursorKind(ch.v[i]))));
+      return NULL;
+    }
+    push_stmt(L, b, lift_decl(L, ch.v[i], in_for));
+  }
+  return L->failed ? NULL : b;
+}
+
+static const char *const sync_calls[] = {"__syncthreads", "__syncwarp", "__threadfence",
+                                         "__threadfence_block", "__syncthreads_count",
+                                         "__syncthreads_and", "__syncthreads_or", NULL};
+
+/* An expression used as a statement: assignment, store, atomic, sync, call. */
+static kstmt *lift_expr_stmt(lifter *L, CXCursor k) {
+  CXCursor s = cx_strip(L->c, k);
+  enum CXCursorKind ck = clang_getCursorKind(s);
+  if (ck == CXCursor_ParenExpr) {
+    cxlist ch = expr_children(L, s);
+    if (ch.n == 1)
+      return lift_expr_stmt(L, ch.v[0]);
+  }
+  int is_opcall = ck == CXCursor_CallExpr && !strncmp(cx_spelling(L->c, s), "operator", 8) &&
+                  strchr(cx_spelling(L->c, s), '=') &&
+                  strcmp(cx_spelling(L->c, s), "operator==") && strcmp(cx_spelling(L->c, s), "operator!=") &&
+                  strcmp(cx_spelling(L->c, s), "operator<=") && strcmp(cx_spelling(L->c, s), "operator>=");
+  if (ck == CXCursor_BinaryOperator || ck == CXCursor_CompoundAssignOperator || is_opcall) {
+    enum CXBinaryOperatorKind op = is_opcall ? CXBinaryOperator_Assign : clang_getCursorBinaryOperatorKind(s);
+    if (op >= CXBinaryOperator_Assign && op != CXBinaryOperator_Comma) {
+      cxlist ch = expr_children(L, s);
+      int ok = 1;
+      int kop_ = op == CXBinaryOperator_Assign ? -1 : (int)binop_of(op, &ok);
+      if (is_opcall) {
+        /* lhs, the operator's reference, rhs */
+        const char *opname = cx_spelling(L->c, s) + 8;
+        cxlist operands = {0};
+        for (int i = 0; i < ch.n; i++)
+          if (strncmp(cx_spelling(L->c, ch.v[i]), "operator", 8))
+            *ARENA_PUSH(L->c->a, operands.v, operands.n, operands.cap) = ch.v[i];
+        ch = operands;
+        static const char compound[] = "+-*/";
+        kop_ = -1;
+        if (opname[0] != '=' ) {
+          const char *c = strchr(compound, opname[0]);
+          if (!c || opname[1] != '=') {
+            opaque(L, s, "overloaded 'operator%s'", opname);
+            return NULL;
+          }
+          kop_ = (int)(c - compound == 0 ? KO_ADD : c - compound == 1 ? KO_SUB : c - compound == 2 ? KO_MUL : KO_DIV);
+        }
+      }
+      if (ch.n != 2)
+        goto unsupported;
+      kexpr *value = lift_expr(L, ch.v[1]);
+      if (!value)
+        return NULL;
+      CXCursor lhs = cx_strip(L->c, ch.v[0]);
+      while (clang_getCursorKind(lhs) == CXCursor_ParenExpr) {
+        cxlist pc = expr_children(L, lhs);
+        if (pc.n != 1)
+          break;
+        lhs = cx_strip(L->c, pc.v[0]);
+      }
+      enum CXCursorKind lk = clang_getCursorKind(lhs);
+      if (lk == CXCursor_ArraySubscriptExpr) {
+        kexpr *ld = lift_subscript(L, lhs);
+        if (!ld)
+          return NULL;
+        kstmt *st = new_stmt(L, KST_STORE, s);
+        st->op = kop_;
+        st->param = ld->param;
+        st->array_var = ld->var;
+        st->index = ld->a;
+        st->value = value;
+        if (kop_ >= 0) /* a compound store reads the element too */
+          record_access(L, NULL, NULL, ld->param, ld->param >= 0 ? -1 : ld->var, ld->a, 0, 0, st->pos);
+        record_access(L, NULL, st, ld->param, ld->param >= 0 ? -1 : ld->var, ld->a, 1, 0, st->pos);
+        return st;
+      }
+      if (lk == CXCursor_DeclRefExpr) {
+        int v = find_var(L, clang_getCursorReferenced(lhs));
+        if (v < 0) {
+          opaque(L, lhs, "assignment to '%s', which is not a local of the kernel", cx_spelling(L->c, lhs));
+          return NULL;
+        }
+        if (L->var_base[v] >= 0) {
+          opaque(L, lhs, "assignment to pointer local '%s'", L->k->vars[v].name);
+          return NULL;
+        }
+        kstmt *st = new_stmt(L, KST_ASSIGN, s);
+        st->op = kop_;
+        st->var = v;
+        st->value = value;
+        L->k->vars[v].nassign++;
+        return st;
+      }
+      opaque(L, lhs, "assignment to something other than a local or a buffer element");
+      return NULL;
+    }
+  }
+  if (ck == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(s);
+    if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec) {
+      cxlist ch = expr_children(L, s);
+      CXCursor target = ch.n == 1 ? cx_strip(L->c, ch.v[0]) : s;
+      int v = clang_getCursorKind(target) == CXCursor_DeclRefExpr
+                  ? find_var(L, clang_getCursorReferenced(target)) : -1;
+      if (v < 0 || L->var_base[v] >= 0) {
+        opaque(L, s, "increment of something other than a scalar local");
+        return NULL;
+      }
+      kstmt *st = new_stmt(L, KST_ASSIGN, s);
+      st->var = v;
+      st->op = (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc) ? KO_ADD : KO_SUB;
+      st->value = new_expr(L, KE_INT, s);
+      st->value->ival = 1;
+      st->value->text = "1";
+      st->value->type = KT_I32;
+      st->value->type_spelling = "int";
+      L->k->vars[v].nassign++;
+      return st;
+    }
+  }
+  if (ck == CXCursor_CallExpr) {
+    const char *name = cx_spelling(L->c, s);
+    for (int i = 0; sync_calls[i]; i++)
+      if (!strcmp(name, sync_calls[i])) {
+        cxlist ch = expr_children(L, s);
+        kstmt *st = new_stmt(L, KST_SYNC, s);
+        st->text = name;
+        if (ch.n > 1) { /* __syncwarp(mask) */
+          st->value = lift_expr(L, ch.v[1]);
+          if (!st->value)
+            return NULL;
+        }
+        L->k->uses_sync = 1;
+        return st;
+      }
+    if (!strncmp(name, "atomic", 6)) {
+      cxlist ch = expr_children(L, s);
+      if (ch.n < 3) {
+        opaque(L, s, "atomic call kfuse cannot read");
+        return NULL;
+      }
+      kexpr *target = lift_expr(L, ch.v[1]);
+      if (!target)
+        return NULL;
+      if (target->kind != KE_ADDR) {
+        opaque(L, s, "atomic on something other than &buffer[index]");
+        return NULL;
+      }
+      kstmt *st = new_stmt(L, KST_ATOMIC, s);
+      st->text = name;
+      st->param = target->param;
+      st->array_var = target->var;
+      st->index = target->a;
+      st->value = lift_expr(L, ch.v[2]);
+      if (!st->value)
+        return NULL;
+      if (ch.n > 3) { /* atomicCAS(addr, compare, val): keep the extra operand */
+        opaque(L, s, "atomic with more than one operand ('%s')", name);
+        return NULL;
+      }
+      L->k->uses_atomics = 1;
+      record_access(L, NULL, st, target->param, target->param >= 0 ? -1 : target->var, target->a, 1, 1, st->pos);
+      return st;
+    }
+  }
+  {
+    kexpr *e = lift_expr(L, s);
+    if (!e)
+      return NULL;
+    kstmt *st = new_stmt(L, KST_EXPR, s);
+    st->value = e;
+    return st;
+  }
+unsupported:
+  opaque(L, s, "statement kfuse cannot read");
+  return NULL;
+}
+
+/* Classifies a ForStmt's children by their position against the header's semicolons,
+ * since libclang leaves absent parts out. */
+static kstmt *lift_for(lifter *L, CXCursor k) {
+  kloc fl;
+  if (!cx_loc(L->c, k, &fl)) {
+    opaque(L, k, "for loop written in a macro");
+    return NULL;
+  }
+  const char *t = L->c->m->text;
+  unsigned i = fl.begin, semi[2] = {0, 0}, close = 0;
+  int ns = 0, depth = 0;
+  while (i < fl.end && t[i] != '(')
+    i++;
+  for (; i < fl.end; i++) {
+    if (t[i] == '(')
+      depth++;
+    else if (t[i] == ')' && --depth == 0) {
+      close = i;
+      break;
+    } else if (t[i] == ';' && depth == 1 && ns < 2)
+      semi[ns++] = i;
+  }
+  if (ns != 2 || !close) {
+    opaque(L, k, "for loop header kfuse cannot read");
+    return NULL;
+  }
+  kstmt *s = new_stmt(L, KST_FOR, k);
+  cxlist ch = cx_children(L->c, k);
+  L->loop_depth++;
+  for (int j = 0; j < ch.n && !L->failed; j++) {
+    kloc cl;
+    if (!cx_loc(L->c, ch.v[j], &cl)) {
+      opaque(L, ch.v[j], "part of a for loop written in a macro");
+      break;
+    }
+    if (cl.begin < semi[0]) {
+      s->init = clang_getCursorKind(ch.v[j]) == CXCursor_DeclStmt ? lift_declstmt(L, ch.v[j], 1)
+                                                                : lift_expr_stmt(L, ch.v[j]);
+    } else if (cl.begin < semi[1]) {
+      s->cond = lift_expr(L, ch.v[j]);
+    } else if (cl.begin < close) {
+      s->step = lift_expr_stmt(L, ch.v[j]);
+    } else {
+      s->then = lift_stmt(L, ch.v[j]);
+    }
+  }
+  L->loop_depth--;
+  L->k->nloops++;
+  if (!L->failed && !s->then)
+    s->then = new_stmt(L, KST_BLOCK, k);
+  return L->failed ? NULL : s;
+}
+
+static kstmt *lift_stmt(lifter *L, CXCursor k) {
+  if (L->failed)
+    return NULL;
+  enum CXCursorKind ck = clang_getCursorKind(k);
+  switch (ck) {
+  case CXCursor_CompoundStmt: {
+    kstmt *b = new_stmt(L, KST_BLOCK, k);
+    cxlist ch = cx_children(L->c, k);
+    for (int i = 0; i < ch.n && !L->failed; i++)
+      push_stmt(L, b, lift_stmt(L, ch.v[i]));
+    return L->failed ? NULL : b;
+  }
+  case CXCursor_DeclStmt:
+    return lift_declstmt(L, k, 0);
+  case CXCursor_NullStmt:
+    return new_stmt(L, KST_BLOCK, k);
+  case CXCursor_IfStmt: {
+    cxlist ch = cx_children(L->c, k);
+    if (ch.n < 2 || ch.n > 3 || !clang_isExpression(clang_getCursorKind(ch.v[0]))) {
+      opaque(L, k, "if statement with an initializer or a condition variable");
+      return NULL;
+    }
+    kstmt *s = new_stmt(L, KST_IF, k);
+    s->cond = lift_expr(L, ch.v[0]);
+    s->then = s->cond ? lift_stmt(L, ch.v[1]) : NULL;
+    if (ch.n == 3 && s->then)
+      s->orelse = lift_stmt(L, ch.v[2]);
+    return L->failed ? NULL : s;
+  }
+  case CXCursor_ForStmt:
+    return lift_for(L, k);
+  case CXCursor_WhileStmt:
+  case CXCursor_DoStmt: {
+    cxlist ch = cx_children(L->c, k);
+    if (ch.n != 2 || (ck == CXCursor_WhileStmt && !clang_isExpression(clang_getCursorKind(ch.v[0])))) {
+      opaque(L, k, "loop with a condition variable");
+      return NULL;
+    }
+    kstmt *s = new_stmt(L, KST_WHILE, k);
+    L->loop_depth++;
+    L->k->nloops++;
+    if (ck == CXCursor_WhileStmt) {
+      s->cond = lift_expr(L, ch.v[0]);
+      s->then = s->cond ? lift_stmt(L, ch.v[1]) : NULL;
+    } else {
+      s->text = "do";
+      s->then = lift_stmt(L, ch.v[0]);
+      s->cond = s->then ? lift_expr(L, ch.v[1]) : NULL;
+    }
+    L->loop_depth--;
+    return L->failed ? NULL : s;
+  }
+  case CXCursor_UnexposedStmt: {
+    /* `#pragma unroll` before a loop: an attributed statement around it. */
+    cxlist ch = cx_children(L->c, k);
+    kloc outer, inner;
+    if (ch.n == 1 && cx_loc(L->c, k, &outer) && cx_loc(L->c, ch.v[0], &inner) && inner.begin > outer.begin) {
+      const char *t = L->c->m->text + outer.begin;
+      kstmt *s = lift_stmt(L, ch.v[0]);
+      if (s && !strncmp(t, "#pragma", 7)) {
+        unsigned n = 0;
+        while (outer.begin + n < inner.begin && t[n] != '\n')
+          n++;
+        s->pragma = arena_strndup(L->c->a, t, n);
+      }
+      return s;
+    }
+    /* A pragma whose range clang does not give: look at the text before the child. */
+    if (ch.n == 1) {
+      kstmt *s = lift_stmt(L, ch.v[0]);
+      kloc in2;
+      if (s && cx_loc(L->c, ch.v[0], &in2)) {
+        unsigned ls = in2.begin;
+        const char *t = L->c->m->text;
+        while (ls > 0 && t[ls - 1] != '\n')
+          ls--;
+        unsigned ps = ls ? ls - 1 : 0;
+        while (ps > 0 && t[ps - 1] != '\n')
+          ps--;
+        while (ps < ls && (t[ps] == ' ' || t[ps] == '\t'))
+          ps++;
+        if (ls && !strncmp(t + ps, "#pragma", 7))
+          s->pragma = arena_strndup(L->c->a, t + ps, ls - 1 - ps);
+      }
+      return s;
+    }
+    opaque(L, k, "unsupported statement (attributed or pragma statement)");
+    return NULL;
+  }
+  case CXCursor_ReturnStmt: {
+    cxlist ch = cx_children(L->c, k);
+    if (ch.n) {
+      opaque(L, k, "return with a value");
+      return NULL;
+    }
+    return new_stmt(L, KST_RETURN, k);
+  }
+  case CXCursor_BreakStmt:
+    return new_stmt(L, KST_BREAK, k);
+  case CXCursor_ContinueStmt:
+    return new_stmt(L, KST_CONTINUE, k);
+  default:
+    if (clang_isExpression(ck))
+      return lift_expr_stmt(L, k);
+    opaque(L, k, "unsupported statement (%s)", cx_str(L->c->a, clang_getCursorKindSpelling(ck)));
+    return NULL;
+  }
+}
+
+/* ---------------------------------------------------------------- analyses */
+
+static int is_builtin_expr(const kexpr *e, int *has_bid, int *has_tid, int *dim, int *has_gdim) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_BUILTIN) {
+    if (e->builtin <= KB_TID_Z) {
+      *has_tid = 1;
+      *dim = (int)e->builtin;
+    } else if (e->builtin <= KB_BID_Z) {
+      *has_bid = 1;
+      *dim = (int)e->builtin - 3;
+    } else if (e->builtin >= KB_GDIM_X && e->builtin <= KB_GDIM_Z)
+      *has_gdim = 1;
+    return 1;
+  }
+  int r = 0;
+  r |= is_builtin_expr(e->a, has_bid, has_tid, dim, has_gdim);
+  r |= is_builtin_expr(e->b, has_bid, has_tid, dim, has_gdim);
+  r |= is_builtin_expr(e->c, has_bid, has_tid, dim, has_gdim);
+  for (int i = 0; i < e->nargs; i++)
+    r |= is_builtin_expr(e->args[i], has_bid, has_tid, dim, has_gdim);
+  return r;
+}
+
+/* Copies e with single-definition scalar locals replaced by their definitions. */
+static kexpr *flatten(lifter *L, const kexpr *e, int depth) {
+  if (!e)
+    return NULL;
+  if (e->kind == KE_VAR && depth < 32) {
+    kvar *v = &L->k->vars[e->var];
+    if (v->kind == KV_LOCAL && v->nassign == 0 && v->init && L->var_base[e->var] < 0)
+      return flatten(L, v->init, depth + 1);
+    return (kexpr *)e;
+  }
+  if (e->kind == KE_INT || e->kind == KE_FLT || e->kind == KE_PARAM || e->kind == KE_BUILTIN ||
+      e->kind == KE_CONST)
+    return (kexpr *)e;
+  kexpr *c = arena_alloc(L->c->a, sizeof *c);
+  *c = *e;
+  c->a = flatten(L, e->a, depth);
+  c->b = flatten(L, e->b, depth);
+  c->c = flatten(L, e->c, depth);
+  if (e->nargs) {
+    c->args = arena_alloc(L->c->a, sizeof *c->args * (size_t)e->nargs);
+    for (int i = 0; i < e->nargs; i++)
+      c->args[i] = flatten(L, e->args[i], depth);
+  }
+  return c;
+}
+
+/* Whether e mentions only compile-time constants and scalar parameters (a symbolic
+ * coefficient). */
+static int is_symbolic_const(lifter *L, const kexpr *e) {
+  switch (e->kind) {
+  case KE_INT: case KE_CONST: return 1;
+  case KE_PARAM: return !L->k->params[e->param].is_pointer;
+  case KE_BUILTIN: return e->builtin >= KB_BDIM_X; /* blockDim, gridDim, warpSize */
+  case KE_CAST: case KE_UNARY: return e->op != KO_NOT && is_symbolic_const(L, e->a);
+  case KE_BINARY:
+    return (e->op == KO_ADD || e->op == KO_SUB || e->op == KO_MUL || e->op == KO_DIV || e->op == KO_MOD) &&
+           is_symbolic_const(L, e->a) && is_symbolic_const(L, e->b);
+  default: return 0;
+  }
+}
+
+/* Whether e is affine in threadIdx/blockIdx and loop variables, with coefficients over
+ * parameters and constants. */
+static int is_affine(lifter *L, const kexpr *e) {
+  if (is_symbolic_const(L, e))
+    return 1;
+  switch (e->kind) {
+  case KE_BUILTIN: return 1;
+  case KE_VAR: return L->k->vars[e->var].kind == KV_LOOP;
+  case KE_CAST: return ktype_is_int(e->type) && is_affine(L, e->a);
+  case KE_UNARY: return (e->op == KO_NEG || e->op == KO_PLUS) && is_affine(L, e->a);
+  case KE_BINARY:
+    if (e->op == KO_ADD || e->op == KO_SUB)
+      return is_affine(L, e->a) && is_affine(L, e->b);
+    if (e->op == KO_MUL)
+      return (is_symbolic_const(L, e->a) && is_affine(L, e->b)) ||
+             (is_affine(L, e->a) && is_symbolic_const(L, e->b));
+    return 0;
+  default: return 0;
+  }
+}
+
+static void mark_loops(lifter *L, kstmt *s);
+
+/* `for (v = lo; v < hi; v += step)` or `++v`: records the canonical form. */
+static void canonical_loop(lifter *L, kstmt *s) {
+  int v = -1;
+  kexpr *lo = NULL;
+  if (s->init && s->init->kind == KST_DECL) {
+    v = s->init->var;
+    lo = s->init->value;
+  } else if (s->init && s->init->kind == KST_ASSIGN && s->init->op < 0) {
+    v = s->init->var;
+    lo = s->init->value;
+  }
+  if (v < 0 || !lo || !s->cond || !s->step)
+    return;
+  const kexpr *c = s->cond;
+  if (c->kind != KE_BINARY || (c->op != KO_LT && c->op != KO_LE) || c->a->kind != KE_VAR || c->a->var != v)
+    return;
+  if (s->step->kind != KST_ASSIGN || s->step->var != v || s->step->op != KO_ADD)
+    return;
+  s->loop_var = v;
+  s->lo = lo;
+  s->hi = c->b;
+  s->hi_inclusive = c->op == KO_LE;
+  s->stride = s->step->value;
+  /* The loop variable counts as assigned only by the loop itself. */
+  L->k->vars[v].kind = KV_LOOP;
+}
+
+static int mentions_var(const kexpr *e, int v) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR && e->var == v)
+    return 1;
+  if (mentions_var(e->a, v) || mentions_var(e->b, v) || mentions_var(e->c, v))
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (mentions_var(e->args[i], v))
+      return 1;
+  return 0;
+}
+
+static int declared_in(const kstmt *s, int v) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_DECL && s->var == v)
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (declared_in(s->body[i], v))
+      return 1;
+  return declared_in(s->init, v) || declared_in(s->then, v) || declared_in(s->orelse, v);
+}
+
+static void add_reduction(lifter *L, kstmt *loop, int v, const char *op) {
+  for (int i = 0; i < loop->nreductions; i++)
+    if (loop->reductions[i].var == v)
+      return;
+  kreduction *r = ARENA_PUSH(L->c->a, loop->reductions, loop->nreductions, loop->cap_reductions);
+  r->var = v;
+  r->op = op;
+}
+
+/* Finds accumulators of loop in s: assignments to variables declared outside the loop
+ * that combine the old value with new terms. */
+static void find_reductions(lifter *L, kstmt *loop, kstmt *s) {
+  if (!s)
+    return;
+  if (s->kind == KST_ASSIGN && s->var != loop->loop_var && !declared_in(loop->then, s->var)) {
+    const char *op = NULL;
+    if (s->op == KO_ADD || s->op == KO_SUB)
+      op = "+";
+    else if (s->op == KO_MUL)
+      op = "*";
+    else if (s->op == KO_BAND || s->op == KO_BOR || s->op == KO_BXOR)
+      op = kop_text((kop)s->op);
+    else if (s->op < 0 && s->value) {
+      const kexpr *x = s->value;
+      if (x->kind == KE_CALL && x->nargs == 2 && (mentions_var(x->args[0], s->var) || mentions_var(x->args[1], s->var))) {
+        if (strstr(x->text, "max"))
+          op = "max";
+        else if (strstr(x->text, "min"))
+          op = "min";
+      } else if (x->kind == KE_BINARY && (x->op == KO_ADD || x->op == KO_MUL) &&
+                 ((x->a->kind == KE_VAR && x->a->var == s->var) || (x->b->kind == KE_VAR && x->b->var == s->var)))
+        op = x->op == KO_ADD ? "+" : "*";
+      else if (x->kind == KE_SELECT && mentions_var(x->a, s->var))
+        op = "select"; /* argmax/argmin style: v = cond(v) ? new : v */
+    }
+    if (op)
+      add_reduction(L, loop, s->var, op);
+  }
+  if (s->kind == KST_FOR || s->kind == KST_WHILE) {
+    find_reductions(L, loop, s->then);
+    return;
+  }
+  for (int i = 0; i < s->nbody; i++)
+    find_reductions(L, loop, s->body[i]);
+  find_reductions(L, loop, s->then);
+  find_reductions(L, loop, s->orelse);
+}
+
+static void mark_loops(lifter *L, kstmt *s) {
+  if (!s)
+    return;
+  if (s->kind == KST_FOR)
+    canonical_loop(L, s);
+  for (int i = 0; i < s->nbody; i++)
+    mark_loops(L, s->body[i]);
+  mark_loops(L, s->init);
+  mark_loops(L, s->then);
+  mark_loops(L, s->orelse);
+  if (s->kind == KST_FOR || s->kind == KST_WHILE)
+    find_reductions(L, s, s->then);
+}
+
+/* Records grid-stride loops among the thread indices. */
+static void find_grid_stride(lifter *L, kstmt *s) {
+  if (!s)
+    return;
+  if (s->kind == KST_FOR && s->loop_var >= 0) {
+    int bid = 0, tid = 0, dim = 0, gdim = 0;
+    kexpr *lo = flatten(L, s->lo, 0), *st = flatten(L, s->stride, 0);
+    if (is_builtin_expr(lo, &bid, &tid, &dim, &gdim) && tid) {
+      int b2 = 0, t2 = 0, d2 = 0, g2 = 0;
+      is_builtin_expr(st, &b2, &t2, &d2, &g2);
+      kthread_index *ti = ARENA_PUSH(L->c->a, L->k->tindex, L->k->ntindex, L->k->cap_tindex);
+      ti->var = s->loop_var;
+      ti->expr = lo;
+      ti->dim = dim;
+      ti->grid_stride = g2;
+    }
+  }
+  for (int i = 0; i < s->nbody; i++)
+    find_grid_stride(L, s->body[i]);
+  find_grid_stride(L, s->then);
+  find_grid_stride(L, s->orelse);
+}
+
+/* Whether e is index arithmetic: builtins, parameters, constants and C operators, with
+ * no load or call. */
+static int pure_index(const kexpr *e) {
+  if (!e)
+    return 1;
+  if (e->kind == KE_LOAD || e->kind == KE_CALL || e->kind == KE_VAR || e->kind == KE_FLT)
+    return 0;
+  return pure_index(e->a) && pure_index(e->b) && pure_index(e->c);
+}
+
+static void analyse(lifter *L) {
+  kkernel *k = L->k;
+  mark_loops(L, k->body);
+  /* Loop variables are assigned by their loop's step; that is not a redefinition. */
+  for (int i = 0; i < k->nvars; i++)
+    if (k->vars[i].kind == KV_LOOP)
+      k->vars[i].nassign = 0;
+  for (int i = 0; i < k->naccesses; i++) {
+    kaccess *a = &k->accesses[i];
+    kexpr *idx = flatten(L, a->index, 0);
+    /* Through a pointer local: the offset of the pointer is part of the index. */
+    if (a->param >= 0 && a->var < 0) {
+      /* set below */
+    }
+    a->flat_index = idx;
+    a->affine = is_affine(L, idx);
+    if (a->param >= 0) {
+      if (a->is_store)
+        k->params[a->param].writes = 1;
+      else
+        k->params[a->param].reads = 1;
+      if (a->is_atomic)
+        k->params[a->param].reads = 1;
+    }
+  }
+  /* Per-thread index: scalar locals defined once from blockIdx and threadIdx. */
+  for (int i = 0; i < k->nvars; i++) {
+    kvar *v = &k->vars[i];
+    if (v->kind != KV_LOCAL || v->nassign || !v->init || L->var_base[i] >= 0)
+      continue;
+    int bid = 0, tid = 0, dim = 0, gdim = 0;
+    kexpr *f = flatten(L, v->init, 0);
+    if (pure_index(f) && is_builtin_expr(f, &bid, &tid, &dim, &gdim) && bid && tid) {
+      kthread_index *ti = ARENA_PUSH(L->c->a, k->tindex, k->ntindex, k->cap_tindex);
+      ti->var = i;
+      ti->expr = f;
+      ti->dim = dim;
+    }
+  }
+  find_grid_stride(L, k->body);
+}
+
+/* Loads and stores through a pointer local: the access's buffer is the parameter the
+ * pointer points into, and the pointer's offset joins the index. */
+static void fold_pointer_offsets(lifter *L) {
+  kkernel *k = L->k;
+  for (int i = 0; i < k->naccesses; i++) {
+    kaccess *a = &k->accesses[i];
+    if (a->param < 0 || a->var < 0)
+      continue;
+    int v = a->var;
+    kexpr *idx = a->flat_index;
+    int guard = 0;
+    while (v >= 0 && guard++ < 16) {
+      const kexpr *init = k->vars[v].init;
+      while (init && init->kind == KE_CAST)
+        init = init->a;
+      kexpr *off = NULL;
+      int next = -1;
+      if (init && init->kind == KE_BINARY && (init->op == KO_ADD || init->op == KO_SUB)) {
+        const kexpr *base = init->a, *o = init->b;
+        if (init->op == KO_ADD && (base->kind == KE_INT || base->kind == KE_PARAM) && !(base->kind == KE_PARAM && k->params[base->param].is_pointer)) {
+          base = init->b;
+          o = init->a;
+        }
+        while (base->kind == KE_CAST)
+          base = base->a;
+        if (base->kind == KE_VAR)
+          next = base->var;
+        off = flatten(L, o, 0);
+        if (init->op == KO_SUB) {
+          kexpr *neg = arena_alloc(L->c->a, sizeof *neg);
+          *neg = *off;
+          neg->kind = KE_UNARY;
+          neg->op = KO_NEG;
+          neg->a = off;
+          off = neg;
+        }
+      } else if (init && init->kind == KE_ADDR) {
+        off = flatten(L, init->a, 0);
+      } else if (init && init->kind == KE_VAR) {
+        next = init->var;
+      }
+      if (off) {
+        kexpr *sum = arena_alloc(L->c->a, sizeof *sum);
+        *sum = *idx;
+        sum->kind = KE_BINARY;
+        sum->op = KO_ADD;
+        sum->a = off;
+        sum->b = idx;
+        sum->nargs = 0;
+        sum->args = NULL;
+        idx = sum;
+      }
+      v = next >= 0 && L->var_base[next] >= 0 ? next : -1;
+    }
+    a->flat_index = idx;
+    a->affine = is_affine(L, idx);
+  }
+}
+
+void lift_kernel(cxctx *c, CXCursor fn, kkernel *k) {
+  lifter L = {c, k, fn, NULL, NULL, NULL, 0, 0, 0};
+  cxlist ch = cx_children(c, fn);
+  CXCursor body = clang_getNullCursor();
+  int np = 0;
+  for (int i = 0; i < ch.n; i++) {
+    enum CXCursorKind ck = clang_getCursorKind(ch.v[i]);
+    if (ck == CXCursor_ParmDecl)
+      np++;
+    else if (ck == CXCursor_CompoundStmt)
+      body = ch.v[i];
+  }
+  k->params = arena_alloc(c->a, sizeof *k->params * (size_t)(np + 1));
+  L.param_decl = arena_alloc(c->a, sizeof *L.param_decl * (size_t)(np + 1));
+  for (int i = 0; i < ch.n; i++) {
+    if (clang_getCursorKind(ch.v[i]) != CXCursor_ParmDecl)
+      continue;
+    kkparam *p = &k->params[k->nparams];
+    CXType t = clang_getCursorType(ch.v[i]);
+    p->name = cx_spelling(c, ch.v[i]);
+    p->type_spelling = cx_str(c->a, clang_getTypeSpelling(t));
+    p->is_pointer = cx_is_pointer(t);
+    if (p->is_pointer) {
+      CXType pt = cx_pointee(t);
+      p->type = cx_ktype(pt);
+      p->is_const = clang_isConstQualifiedType(pt);
+      p->is_restrict = clang_isRestrictQualifiedType(t);
+    } else {
+      p->type = cx_ktype(t);
+    }
+    L.param_decl[k->nparams++] = decl_offset(ch.v[i]);
+  }
+  if (clang_Cursor_isNull(body) || !cx_loc(c, body, &k->body_loc)) {
+    opaque(&L, fn, "kernel body kfuse cannot locate in the file");
+    return;
+  }
+  k->header_text = arena_strndup(c->a, c->m->text + k->loc.begin, k->body_loc.begin - k->loc.begin);
+  for (int i = 0; i < k->nparams; i++)
+    if (!k->params[i].name[0]) {
+      opaque(&L, fn, "unnamed parameter %d", i + 1);
+      return;
+    }
+  k->body = lift_stmt(&L, body);
+  if (L.failed) {
+    k->body = NULL;
+    return;
+  }
+  analyse(&L);
+  fold_pointer_offsets(&L);
+}

@@ -1,0 +1,47 @@
+/* model.c: names and properties of the model's enumerations. */
+#include "model.h"
+
+static const char *const ktype_names[KT_COUNT] = {
+    [KT_UNKNOWN] = "unknown", [KT_VOID] = "void", [KT_BOOL] = "bool", [KT_I8] = "int8",
+    [KT_U8] = "uint8", [KT_I16] = "int16", [KT_U16] = "uint16", [KT_I32] = "int32",
+    [KT_U32] = "uint32", [KT_I64] = "int64", [KT_U64] = "uint64", [KT_F16] = "half",
+    [KT_BF16] = "bfloat16", [KT_F32] = "float", [KT_F64] = "double", [KT_DIM3] = "dim3",
+    [KT_STREAM] = "stream",
+};
+
+const char *ktype_name(ktype t) { return t < KT_COUNT ? ktype_names[t] : "unknown"; }
+
+int ktype_is_float(ktype t) {
+  return t == KT_F16 || t == KT_BF16 || t == KT_F32 || t == KT_F64;
+}
+
+int ktype_is_int(ktype t) { return t >= KT_BOOL && t <= KT_U64; }
+
+int ktype_size(ktype t) {
+  switch (t) {
+  case KT_BOOL: case KT_I8: case KT_U8: return 1;
+  case KT_I16: case KT_U16: case KT_F16: case KT_BF16: return 2;
+  case KT_I32: case KT_U32: case KT_F32: return 4;
+  case KT_I64: case KT_U64: case KT_F64: return 8;
+  default: return 0;
+  }
+}
+
+const char *krole_name(krole r) {
+  static const char *const n[] = {"none", "in", "out", "inout"};
+  return n[r];
+}
+
+const char *kbuiltin_name(kbuiltin b) {
+  static const char *const n[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x",
+                                  "blockIdx.y",  "blockIdx.z",  "blockDim.x",  "blockDim.y",
+                                  "blockDim.z",  "gridDim.x",   "gridDim.y",   "gridDim.z",
+                                  "warpSize"};
+  return n[b];
+}
+
+const char *kop_text(kop op) {
+  static const char *const n[] = {"-", "+", "!", "~", "*", "/", "%", "+", "-", "<<", ">>",
+                                  "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&", "||", ","};
+  return n[op];
+}

@@ -1,0 +1,468 @@
+/*
+ * seq.c: an entry's launch sequence. Walks the entry's body (and the bodies of host
+ * helpers of the file that it calls) in order and records each step: kernel launches
+ * with their configuration and arguments, cuBLAS/cuBLASLt/cuDNN calls, scratch
+ * allocations and frees, memsets and copies, host loops and conditions. Each pointer
+ * argument is traced to the buffer it names (an entry parameter or a scratch allocation,
+ * plus an offset), and marked read and/or written:
+ *   - a launch of a lifted kernel: by the kernel's own loads and stores;
+ *   - a launch of an opaque kernel, a library call: written unless the callee's
+ *     parameter is a pointer to const;
+ *   - memset: written; memcpy: destination written, source read.
+ */
+#include <string.h>
+
+#include "cx.h"
+
+enum { MAX_HELPER_DEPTH = 4 };
+
+/* A host helper's parameter bound to the caller's argument. */
+typedef struct binding {
+  unsigned decl;          /* the helper ParmDecl's offset */
+  karg arg;
+} binding;
+
+typedef struct seqctx {
+  cxctx *c;
+  kentry *e;
+  CXCursor fn;            /* the function being walked (entry or helper) */
+  binding *env;           /* helper parameters, when walking a helper */
+  int nenv;
+  int depth;
+  unsigned *alloc_decl;   /* per flat step: declaration offset of the allocated var */
+  int cap_alloc;
+} seqctx;
+
+static kstep *push_step(seqctx *s, kstep **vec, int *n, int *cap, kstep_kind kind, CXCursor at) {
+  kstep *st = ARENA_PUSH(s->c->a, *vec, *n, *cap);
+  st->kind = kind;
+  st->kernel = -1;
+  st->index = s->e->nflat++;
+  if (st->index >= s->cap_alloc) {
+    int ncap = s->cap_alloc ? s->cap_alloc * 2 : 16;
+    unsigned *n2 = arena_alloc(s->c->a, sizeof *n2 * (size_t)ncap);
+    if (s->cap_alloc)
+      memcpy(n2, s->alloc_decl, sizeof *n2 * (size_t)s->cap_alloc);
+    s->alloc_decl = n2;
+    s->cap_alloc = ncap;
+  }
+  s->alloc_decl[st->index] = 0;
+  if (!cx_loc(s->c, at, &st->loc)) {
+    CXFile f;
+    clang_getExpansionLocation(clang_getCursorLocation(at), &f, &st->loc.line, &st->loc.col, &st->loc.begin);
+    st->loc.end = st->loc.begin;
+  }
+  return st;
+}
+
+static unsigned decl_off(CXCursor d) {
+  unsigned off = 0;
+  clang_getSpellingLocation(clang_getCursorLocation(d), NULL, NULL, NULL, &off);
+  return off;
+}
+
+/* Finds the scratch allocation step (flat index) whose variable is decl, searching the
+ * steps recorded so far. */
+static int find_alloc(seqctx *s, unsigned decl) {
+  for (int i = s->e->nflat - 1; i >= 0; i--)
+    if (s->alloc_decl[i] == decl)
+      return i;
+  return -1;
+}
+
+/* Traces a pointer argument to a buffer. */
+static void trace_arg(seqctx *s, CXCursor a, karg *out) {
+  cxctx *c = s->c;
+  CXCursor k = cx_strip(c, a);
+  const char *offset = NULL;
+  for (int guard = 0; guard < 8; guard++) {
+    enum CXCursorKind ck = clang_getCursorKind(k);
+    if (ck == CXCursor_ParenExpr || ck == CXCursor_CStyleCastExpr || ck == CXCursor_CXXStaticCastExpr ||
+        ck == CXCursor_CXXReinterpretCastExpr || ck == CXCursor_UnexposedExpr) {
+      cxlist ch = cx_children(c, k);
+      int last = -1;
+      for (int i = 0; i < ch.n; i++)
+        if (clang_isExpression(clang_getCursorKind(ch.v[i])))
+          last = i;
+      if (last < 0)
+        break;
+      k = cx_strip(c, ch.v[last]);
+      continue;
+    }
+    if (ck == CXCursor_BinaryOperator) {
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(k);
+      cxlist ch = cx_children(c, k);
+      if ((op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub) && ch.n == 2) {
+        int lp = cx_is_pointer(clang_getCursorType(ch.v[0]));
+        CXCursor base = lp ? ch.v[0] : ch.v[1], off = lp ? ch.v[1] : ch.v[0];
+        const char *t = cx_text(c, off);
+        offset = t ? (op == CXBinaryOperator_Sub ? arena_printf(c->a, "-(%s)", t) : t) : "?";
+        k = cx_strip(c, base);
+        continue;
+      }
+      break;
+    }
+    if (ck == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(k) == CXUnaryOperator_AddrOf) {
+      cxlist ch = cx_children(c, k);
+      CXCursor sub = ch.n == 1 ? cx_strip(c, ch.v[0]) : k;
+      if (clang_getCursorKind(sub) == CXCursor_ArraySubscriptExpr) {
+        cxlist sc = cx_children(c, sub);
+        if (sc.n == 2) {
+          offset = cx_text(c, sc.v[1]);
+          k = cx_strip(c, sc.v[0]);
+          continue;
+        }
+      }
+      break;
+    }
+    break;
+  }
+  out->offset = offset;
+  if (clang_getCursorKind(k) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(k);
+    unsigned off = decl_off(d);
+    for (int i = 0; i < s->nenv; i++)
+      if (s->env[i].decl == off) {
+        const char *o = offset;
+        *out = s->env[i].arg;
+        out->text = NULL;
+        if (o)
+          out->offset = out->offset ? arena_printf(c->a, "%s + %s", out->offset, o) : o;
+        return;
+      }
+    if (clang_getCursorKind(d) == CXCursor_ParmDecl && !s->env) {
+      for (int i = 0; i < s->e->nparams; i++) {
+        kloc pl;
+        if (s->e->params[i].is_pointer && s->e->params[i].role_loc.line &&
+            !strcmp(s->e->params[i].name, cx_spelling(c, d))) {
+          (void)pl;
+          out->ref = KREF_PARAM;
+          out->buffer = i;
+          return;
+        }
+        if (s->e->params[i].is_pointer && !strcmp(s->e->params[i].name, cx_spelling(c, d))) {
+          out->ref = KREF_PARAM;
+          out->buffer = i;
+          return;
+        }
+      }
+    }
+    int al = find_alloc(s, off);
+    if (al >= 0) {
+      out->ref = KREF_SCRATCH;
+      out->buffer = al;
+      return;
+    }
+  }
+  /* A pointer kfuse cannot trace may still be a device buffer; handles, streams and the
+   * addresses of host locals (cuBLAS's &alpha) are not. */
+  out->ref = KREF_NONE;
+  out->buffer = -1;
+  CXType at = clang_getCursorType(a);
+  if (!cx_is_pointer(at) || cx_ktype(at) == KT_STREAM)
+    return;
+  CXType pt = clang_getCanonicalType(cx_pointee(at));
+  int data = pt.kind == CXType_Void || (pt.kind >= CXType_Bool && pt.kind <= CXType_LongDouble) ||
+             pt.kind == CXType_Half || pt.kind == CXType_Float16 || pt.kind == CXType_BFloat16 ||
+             cx_ktype(pt) == KT_F16 || cx_ktype(pt) == KT_BF16;
+  if (!data)
+    return;
+  if (clang_getCursorKind(k) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(k) == CXUnaryOperator_AddrOf)
+    return;
+  if (clang_getCursorKind(k) == CXCursor_DeclRefExpr &&
+      clang_getCursorKind(clang_getCursorReferenced(k)) == CXCursor_VarDecl &&
+      !cx_is_pointer(clang_getCursorType(clang_getCursorReferenced(k))))
+    return; /* an array of host values */
+  out->ref = KREF_UNKNOWN;
+}
+
+static const char *call_name(cxctx *c, CXCursor call) { return cx_spelling(c, call); }
+
+/* Arguments of a call; first is the index of the first argument child. */
+static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee_decl) {
+  int nparams = clang_Cursor_isNull(callee_decl) ? -1 : clang_Cursor_getNumArguments(callee_decl);
+  for (int i = first; i < ch.n; i++) {
+    karg *a = ARENA_PUSH(s->c->a, st->args, st->nargs, st->cap_args);
+    a->text = cx_text(s->c, ch.v[i]);
+    if (!a->text)
+      a->text = "?";
+    cx_loc(s->c, ch.v[i], &a->loc);
+    trace_arg(s, ch.v[i], a);
+    if (!a->text)
+      a->text = cx_text(s->c, ch.v[i]) ? cx_text(s->c, ch.v[i]) : "?";
+    int pi = i - first;
+    if (a->ref == KREF_NONE)
+      continue;
+    /* Without a lifted body, const-ness of the callee's parameter decides. */
+    int is_const = 0;
+    if (nparams > pi) {
+      CXType pt = clang_getCursorType(clang_Cursor_getArgument(callee_decl, (unsigned)pi));
+      is_const = cx_is_pointer(pt) && clang_isConstQualifiedType(cx_pointee(pt));
+    } else {
+      CXType at = clang_getCursorType(ch.v[i]);
+      is_const = cx_is_pointer(at) && clang_isConstQualifiedType(cx_pointee(at));
+    }
+    a->reads = 1;
+    a->writes = !is_const;
+  }
+}
+
+static void walk_stmt(seqctx *s, CXCursor k, kstep **vec, int *n, int *cap);
+
+static int is_launch(cxctx *c, CXCursor call, cxlist ch) {
+  for (int i = 0; i < ch.n; i++)
+    if (clang_getCursorKind(ch.v[i]) == CXCursor_CallExpr) {
+      const char *nm = call_name(c, ch.v[i]);
+      if (!strcmp(nm, "__cudaPushCallConfiguration") || !strcmp(nm, "cudaConfigureCall"))
+        return i;
+    }
+  return 0;
+}
+
+static const char *config_text(cxctx *c, cxlist cfg, int i, const char *dflt) {
+  if (i + 1 >= cfg.n)
+    return dflt;
+  const char *t = cx_text(c, cfg.v[i + 1]);
+  return t && t[0] ? t : dflt;
+}
+
+static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep **vec, int *n, int *cap) {
+  cxctx *c = s->c;
+  kstep *st = push_step(s, vec, n, cap, KS_LAUNCH, call);
+  st->callee = call_name(c, call);
+  kkernel *k = model_find_kernel(c->m, st->callee);
+  st->kernel = k ? (int)(k - c->m->kernels) : -1;
+  if (k)
+    k->launched = 1;
+  cxlist cfg = cx_children(c, ch.v[cfg_at]);
+  st->grid = config_text(c, cfg, 0, "?");
+  st->block = config_text(c, cfg, 1, "?");
+  st->smem = config_text(c, cfg, 2, "0");
+  st->stream = config_text(c, cfg, 3, "0");
+  /* A defaulted configuration argument has no text in the file. */
+  if (cfg.n > 3 && !cx_text(c, cfg.v[3]))
+    st->smem = "0";
+  if (cfg.n > 4 && !cx_text(c, cfg.v[4]))
+    st->stream = "0";
+  CXCursor decl = clang_getCursorReferenced(call);
+  add_args(s, st, ch, cfg_at + 1, decl);
+  if (k && k->body) /* the lifted body knows exactly what the kernel reads and writes */
+    for (int i = 0; i < st->nargs && i < k->nparams; i++)
+      if (st->args[i].ref != KREF_NONE) {
+        st->args[i].reads = k->params[i].reads;
+        st->args[i].writes = k->params[i].writes;
+      }
+}
+
+static int has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+/* A helper defined in this file, or NULL cursor. */
+static CXCursor helper_definition(cxctx *c, CXCursor call) {
+  CXCursor d = clang_getCursorDefinition(clang_getCursorReferenced(call));
+  if (clang_Cursor_isNull(d))
+    return d;
+  CXFile f;
+  clang_getSpellingLocation(clang_getCursorLocation(d), &f, NULL, NULL, NULL);
+  if (!f || !clang_File_isEqual(f, c->file))
+    return clang_getNullCursor();
+  return d;
+}
+
+static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
+  cxctx *c = s->c;
+  cxlist ch = cx_children(c, call);
+  int cfg = is_launch(c, call, ch);
+  if (cfg) {
+    launch_step(s, call, ch, cfg, vec, n, cap);
+    return;
+  }
+  const char *name = call_name(c, call);
+  CXCursor decl = clang_getCursorReferenced(call);
+  kstep_kind kind;
+  if (!strcmp(name, "cudaMalloc") || !strcmp(name, "cudaMallocAsync") ||
+      !strcmp(name, "cudaMallocFromPoolAsync"))
+    kind = KS_ALLOC;
+  else if (!strcmp(name, "cudaFree") || !strcmp(name, "cudaFreeAsync"))
+    kind = KS_FREE;
+  else if (!strcmp(name, "cudaMemset") || !strcmp(name, "cudaMemsetAsync") ||
+           !strcmp(name, "cudaMemset2DAsync"))
+    kind = KS_MEMSET;
+  else if (!strcmp(name, "cudaMemcpy") || !strcmp(name, "cudaMemcpyAsync") ||
+           !strcmp(name, "cudaMemcpy2DAsync"))
+    kind = KS_MEMCPY;
+  else if (has_prefix(name, "cublas") || has_prefix(name, "cudnn"))
+    kind = KS_LIBCALL;
+  else if (has_prefix(name, "cuda"))
+    kind = KS_OTHER;
+  else {
+    CXCursor def = helper_definition(c, call);
+    if (clang_Cursor_isNull(def) || s->depth >= MAX_HELPER_DEPTH) {
+      /* Not ours (std::, printf) or too deep: its arguments may still hold launches. */
+      for (int i = 1; i < ch.n; i++)
+        walk_stmt(s, ch.v[i], vec, n, cap);
+      return;
+    }
+    kstep *st = push_step(s, vec, n, cap, KS_HOSTCALL, call);
+    st->callee = name;
+    add_args(s, st, ch, 1, decl);
+    seqctx inner = *s;
+    inner.fn = def;
+    inner.depth = s->depth + 1;
+    inner.nenv = clang_Cursor_getNumArguments(def);
+    if (inner.nenv < 0)
+      inner.nenv = 0;
+    inner.env = arena_alloc(c->a, sizeof *inner.env * (size_t)(inner.nenv + 1));
+    for (int i = 0; i < inner.nenv; i++) {
+      inner.env[i].decl = decl_off(clang_Cursor_getArgument(def, (unsigned)i));
+      if (i < st->nargs)
+        inner.env[i].arg = st->args[i];
+      else
+        inner.env[i].arg.ref = KREF_NONE;
+    }
+    cxlist dch = cx_children(c, def);
+    for (int i = 0; i < dch.n; i++)
+      if (clang_getCursorKind(dch.v[i]) == CXCursor_CompoundStmt)
+        walk_stmt(&inner, dch.v[i], &st->body, &st->nbody, &st->cap_body);
+    s->alloc_decl = inner.alloc_decl;
+    s->cap_alloc = inner.cap_alloc;
+    return;
+  }
+  kstep *st = push_step(s, vec, n, cap, kind, call);
+  st->callee = name;
+  st->async = strstr(name, "Async") != NULL;
+  add_args(s, st, ch, 1, decl);
+  switch (kind) {
+  case KS_ALLOC:
+    if (st->nargs >= 2) {
+      CXCursor a0 = cx_strip(c, ch.v[1]);
+      /* &ptr, (void **)&ptr, reinterpret_cast<void **>(&ptr) */
+      for (int guard = 0; guard < 6 && clang_getCursorKind(a0) != CXCursor_UnaryOperator; guard++) {
+        cxlist ac = cx_children(c, a0);
+        if (!ac.n)
+          break;
+        a0 = cx_strip(c, ac.v[ac.n - 1]);
+      }
+      cxlist ac = cx_children(c, a0);
+      if (clang_getCursorKind(a0) == CXCursor_UnaryOperator && ac.n == 1) {
+        CXCursor v = cx_strip(c, ac.v[0]);
+        if (clang_getCursorKind(v) == CXCursor_DeclRefExpr) {
+          CXCursor d = clang_getCursorReferenced(v);
+          st->var = cx_spelling(c, d);
+          s->alloc_decl[st->index] = decl_off(d);
+        }
+      }
+      st->size = st->args[1].text;
+      st->args[0].ref = KREF_NONE; /* &ptr is the allocation's output, not a buffer */
+      st->args[0].reads = st->args[0].writes = 0;
+    }
+    break;
+  case KS_FREE:
+    if (st->nargs >= 1) {
+      st->var = st->args[0].text;
+      st->args[0].reads = st->args[0].writes = 0;
+    }
+    break;
+  case KS_MEMSET:
+    if (st->nargs >= 1) {
+      st->args[0].reads = 0;
+      st->args[0].writes = 1;
+    }
+    break;
+  case KS_MEMCPY:
+    if (st->nargs >= 2) {
+      st->args[0].reads = 0;
+      st->args[0].writes = 1;
+      st->args[1].reads = 1;
+      st->args[1].writes = 0;
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* Walks expressions looking for calls, in evaluation order (children first). */
+static void walk_expr(seqctx *s, CXCursor k, kstep **vec, int *n, int *cap) {
+  if (clang_getCursorKind(k) == CXCursor_CallExpr) {
+    call_step(s, k, vec, n, cap);
+    return;
+  }
+  if (clang_getCursorKind(k) == CXCursor_LambdaExpr)
+    return;
+  cxlist ch = cx_children(s->c, k);
+  for (int i = 0; i < ch.n; i++)
+    walk_stmt(s, ch.v[i], vec, n, cap);
+}
+
+static const char *header_text(cxctx *c, CXCursor k, CXCursor body) {
+  kloc a, b;
+  if (!cx_loc(c, k, &a) || !cx_loc(c, body, &b) || b.begin < a.begin)
+    return "?";
+  const char *t = arena_strndup(c->a, c->m->text + a.begin, b.begin - a.begin);
+  size_t n = strlen(t);
+  while (n && (t[n - 1] == ' ' || t[n - 1] == '\n' || t[n - 1] == '\t' || t[n - 1] == '\r'))
+    n--;
+  return arena_strndup(c->a, t, n);
+}
+
+static void walk_stmt(seqctx *s, CXCursor k, kstep **vec, int *n, int *cap) {
+  cxctx *c = s->c;
+  enum CXCursorKind ck = clang_getCursorKind(k);
+  switch (ck) {
+  case CXCursor_ForStmt:
+  case CXCursor_WhileStmt:
+  case CXCursor_DoStmt:
+  case CXCursor_CXXForRangeStmt: {
+    cxlist ch = cx_children(c, k);
+    if (!ch.n)
+      return;
+    CXCursor body = ck == CXCursor_DoStmt ? ch.v[0] : ch.v[ch.n - 1];
+    kstep *st = push_step(s, vec, n, cap, KS_LOOP, k);
+    st->header = ck == CXCursor_DoStmt ? "do" : header_text(c, k, body);
+    /* The loop header's own calls (rare) are steps before the loop. */
+    walk_stmt(s, body, &st->body, &st->nbody, &st->cap_body);
+    return;
+  }
+  case CXCursor_IfStmt: {
+    cxlist ch = cx_children(c, k);
+    if (ch.n < 2)
+      return;
+    int cond = ch.n - 2 - (ch.n >= 3 && clang_isStatement(clang_getCursorKind(ch.v[ch.n - 2])) &&
+                           !clang_isExpression(clang_getCursorKind(ch.v[ch.n - 2])));
+    if (cond < 0)
+      cond = 0;
+    /* Calls in the condition run before either branch. */
+    kstep tmp = {0};
+    int before = s->e->nflat;
+    walk_expr(s, ch.v[cond], &tmp.body, &tmp.nbody, &tmp.cap_body);
+    for (int i = 0; i < tmp.nbody; i++)
+      *ARENA_PUSH(c->a, *vec, *n, *cap) = tmp.body[i];
+    (void)before;
+    kstep *st = push_step(s, vec, n, cap, KS_COND, k);
+    st->header = cx_text(c, ch.v[cond]);
+    if (!st->header)
+      st->header = "?";
+    walk_stmt(s, ch.v[cond + 1], &st->body, &st->nbody, &st->cap_body);
+    if (cond + 2 < ch.n)
+      walk_stmt(s, ch.v[cond + 2], &st->orelse, &st->norelse, &st->cap_orelse);
+    if (!st->nbody && !st->norelse) {
+      (*n)--; /* a condition around no step is no step */
+      s->e->nflat--;
+    }
+    return;
+  }
+  default:
+    walk_expr(s, k, vec, n, cap);
+  }
+}
+
+void seq_entry(cxctx *c, CXCursor fn, kentry *e) {
+  seqctx s = {c, e, fn, NULL, 0, 0, NULL, 0};
+  cxlist ch = cx_children(c, fn);
+  for (int i = 0; i < ch.n; i++)
+    if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) {
+      cx_loc(c, ch.v[i], &e->body_loc);
+      walk_stmt(&s, ch.v[i], &e->steps, &e->nsteps, &e->cap_steps);
+    }
+}

@@ -1,0 +1,428 @@
+/*
+ * tu.c: the front end. Parses the file with libclang in CUDA host mode, passes clang's
+ * diagnostics through, finds kernels and annotated entries, and hands them to the lifter
+ * (lift.c), the launch-sequence builder (seq.c) and the annotation parser (annot.c).
+ */
+#include "tu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annot.h"
+#include "cx.h"
+
+struct tu {
+  arena *a;
+  CXIndex index;
+  CXTranslationUnit unit;
+  const char *path;
+  char *text;
+  unsigned size;
+  kmodel *model;
+};
+
+enum { MAX_FILE = 64 << 20 };
+
+/* ---------------------------------------------------------------- cursor helpers */
+
+const char *cx_str(arena *a, CXString s) {
+  const char *c = clang_getCString(s);
+  const char *r = arena_strdup(a, c ? c : "");
+  clang_disposeString(s);
+  return r;
+}
+
+const char *cx_spelling(cxctx *c, CXCursor k) { return cx_str(c->a, clang_getCursorSpelling(k)); }
+
+void cx_linecol(const kmodel *m, unsigned off, unsigned *line, unsigned *col) {
+  unsigned l = 1, start = 0;
+  if (off > m->size)
+    off = m->size;
+  for (unsigned i = 0; i < off; i++)
+    if (m->text[i] == '\n') {
+      l++;
+      start = i + 1;
+    }
+  *line = l;
+  *col = off - start + 1;
+}
+
+int cx_loc(cxctx *c, CXCursor k, kloc *out) {
+  CXSourceRange r = clang_getCursorExtent(k);
+  CXFile f1, f2;
+  unsigned l1, c1, o1, l2, c2, o2;
+  clang_getExpansionLocation(clang_getRangeStart(r), &f1, &l1, &c1, &o1);
+  clang_getExpansionLocation(clang_getRangeEnd(r), &f2, &l2, &c2, &o2);
+  if (!f1 || !f2 || !clang_File_isEqual(f1, c->file) || !clang_File_isEqual(f2, c->file) ||
+      o2 < o1 || o2 > c->m->size)
+    return 0;
+  out->begin = o1;
+  out->end = o2;
+  out->line = l1;
+  out->col = c1;
+  return 1;
+}
+
+const char *cx_text(cxctx *c, CXCursor k) {
+  kloc l;
+  if (!cx_loc(c, k, &l))
+    return NULL;
+  return arena_strndup(c->a, c->m->text + l.begin, l.end - l.begin);
+}
+
+static enum CXChildVisitResult collect(CXCursor k, CXCursor parent, CXClientData data) {
+  void **p = data;
+  cxctx *c = p[0];
+  cxlist *l = p[1];
+  *ARENA_PUSH(c->a, l->v, l->n, l->cap) = k;
+  return CXChildVisit_Continue;
+}
+
+cxlist cx_children(cxctx *c, CXCursor k) {
+  cxlist l = {0};
+  void *p[2] = {c, &l};
+  clang_visitChildren(k, collect, p);
+  return l;
+}
+
+CXCursor cx_strip(cxctx *c, CXCursor k) {
+  while (clang_getCursorKind(k) == CXCursor_UnexposedExpr) {
+    cxlist l = cx_children(c, k);
+    if (l.n != 1)
+      break;
+    k = l.v[0];
+  }
+  return k;
+}
+
+int cx_is_pointer(CXType t) {
+  t = clang_getCanonicalType(t);
+  return t.kind == CXType_Pointer;
+}
+
+CXType cx_pointee(CXType t) { return clang_getPointeeType(clang_getCanonicalType(t)); }
+
+ktype cx_ktype(CXType t) {
+  CXString s = clang_getTypeSpelling(t);
+  const char *sp = clang_getCString(s);
+  ktype r = KT_UNKNOWN;
+  if (strstr(sp, "cudaStream_t"))
+    r = KT_STREAM;
+  clang_disposeString(s);
+  if (r != KT_UNKNOWN)
+    return r;
+  t = clang_getCanonicalType(t);
+  switch (t.kind) {
+  case CXType_Void: return KT_VOID;
+  case CXType_Bool: return KT_BOOL;
+  case CXType_Char_S: case CXType_SChar: return KT_I8;
+  case CXType_Char_U: case CXType_UChar: return KT_U8;
+  case CXType_Short: return KT_I16;
+  case CXType_UShort: return KT_U16;
+  case CXType_Int: return KT_I32;
+  case CXType_UInt: return KT_U32;
+  case CXType_Long: case CXType_LongLong: return KT_I64;
+  case CXType_ULong: case CXType_ULongLong: return KT_U64;
+  case CXType_Float: return KT_F32;
+  case CXType_Double: return KT_F64;
+  case CXType_Half: case CXType_Float16: return KT_F16;
+  case CXType_BFloat16: return KT_BF16;
+  case CXType_Record: case CXType_Elaborated: {
+    CXString n = clang_getTypeSpelling(t);
+    const char *sp2 = clang_getCString(n);
+    if (!strncmp(sp2, "const ", 6))
+      sp2 += 6;
+    if (!strncmp(sp2, "volatile ", 9))
+      sp2 += 9;
+    if (!strcmp(sp2, "__half") || !strcmp(sp2, "struct __half") || !strcmp(sp2, "half"))
+      r = KT_F16;
+    else if (!strcmp(sp2, "__nv_bfloat16") || !strcmp(sp2, "struct __nv_bfloat16"))
+      r = KT_BF16;
+    else if (!strcmp(sp2, "dim3") || !strcmp(sp2, "struct dim3"))
+      r = KT_DIM3;
+    else if (strstr(sp2, "CUstream_st"))
+      r = KT_STREAM;
+    clang_disposeString(n);
+    return r;
+  }
+  case CXType_Pointer: {
+    CXType p = clang_getPointeeType(t);
+    CXString n = clang_getTypeSpelling(p);
+    if (strstr(clang_getCString(n), "CUstream_st"))
+      r = KT_STREAM;
+    clang_disposeString(n);
+    return r;
+  }
+  default: return KT_UNKNOWN;
+  }
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+static char *read_file(const char *path, unsigned *size, diag *d) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open file: %s", strerror(errno));
+    return NULL;
+  }
+  strbuf b = {0};
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    sb_putn(&b, buf, n);
+    if (b.len > MAX_FILE) {
+      diag_report(d, DIAG_ERROR, path, 0, 0, "file is larger than %d MiB", MAX_FILE >> 20);
+      fclose(f);
+      sb_free(&b);
+      return NULL;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "cannot read file");
+    sb_free(&b);
+    return NULL;
+  }
+  if (!b.s)
+    sb_puts(&b, "");
+  if (memchr(b.s, 0, b.len)) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "file contains a NUL byte; is it a CUDA source file?");
+    sb_free(&b);
+    return NULL;
+  }
+  *size = (unsigned)b.len;
+  return b.s;
+}
+
+tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
+  unsigned size = 0;
+  char *text = read_file(path, &size, d);
+  if (!text)
+    return NULL;
+  tu *t = xmalloc(sizeof *t);
+  memset(t, 0, sizeof *t);
+  t->a = arena_new();
+  t->path = arena_strdup(t->a, path);
+  t->text = text;
+  t->size = size;
+
+  const char *cuda = opt && opt->cuda_path ? opt->cuda_path : "/usr/local/cuda";
+  /* Host mode: libclang parses one compilation, and the host side sees both host and
+   * device code. libclang 22 knows CUDA up to 12.9; only that warning is silenced. */
+  const char *base[] = {
+      "-x", "cuda", "--cuda-host-only", "-std=c++17", "-nocudalib",
+      arena_printf(t->a, "--cuda-path=%s", cuda), "--cuda-gpu-arch=sm_90",
+      "-Wno-unknown-cuda-version",
+  };
+  int nbase = (int)(sizeof base / sizeof base[0]);
+  int nargs = nbase + (opt ? opt->nextra_args : 0);
+  const char **args = arena_alloc(t->a, sizeof *args * (size_t)nargs);
+  memcpy(args, base, sizeof base);
+  for (int i = nbase; i < nargs; i++)
+    args[i] = opt->extra_args[i - nbase];
+
+  t->index = clang_createIndex(0, 0);
+  struct CXUnsavedFile unsaved = {path, text, size};
+  enum CXErrorCode ec = clang_parseTranslationUnit2(
+      t->index, path, args, nargs, &unsaved, 1,
+      CXTranslationUnit_KeepGoing, &t->unit);
+  if (ec != CXError_Success || !t->unit) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
+    tu_free(t);
+    return NULL;
+  }
+  int errors = 0;
+  unsigned nd = clang_getNumDiagnostics(t->unit);
+  for (unsigned i = 0; i < nd; i++) {
+    CXDiagnostic dg = clang_getDiagnostic(t->unit, i);
+    enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
+    if (sev >= CXDiagnostic_Warning) {
+      CXString s = clang_formatDiagnostic(dg, clang_defaultDiagnosticDisplayOptions());
+      diag_raw(d, sev >= CXDiagnostic_Error ? DIAG_ERROR : DIAG_WARNING, clang_getCString(s));
+      clang_disposeString(s);
+      errors += sev >= CXDiagnostic_Error;
+    }
+    clang_disposeDiagnostic(dg);
+  }
+  if (errors) {
+    tu_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+void tu_free(tu *t) {
+  if (!t)
+    return;
+  if (t->unit)
+    clang_disposeTranslationUnit(t->unit);
+  if (t->index)
+    clang_disposeIndex(t->index);
+  free(t->text);
+  arena_free(t->a);
+  free(t);
+}
+
+/* ---------------------------------------------------------------- the model */
+
+static int has_attr(cxctx *c, CXCursor k, enum CXCursorKind attr) {
+  cxlist l = cx_children(c, k);
+  for (int i = 0; i < l.n; i++)
+    if (clang_getCursorKind(l.v[i]) == attr)
+      return 1;
+  return 0;
+}
+
+static int is_extern_c(CXCursor fn) {
+  CXCursor p = clang_getCursorLexicalParent(fn);
+  if (clang_getCursorKind(p) == CXCursor_LinkageSpec)
+    return 1;
+  CXString m = clang_Cursor_getMangling(fn);
+  CXString s = clang_getCursorSpelling(fn);
+  int r = !strcmp(clang_getCString(m), clang_getCString(s));
+  clang_disposeString(m);
+  clang_disposeString(s);
+  return r;
+}
+
+/* The offset where the declaration starts, `extern "C"` included when it is written
+ * just before the function. */
+static unsigned decl_start(const kmodel *m, unsigned off) {
+  unsigned i = off;
+  while (i > 0 && (m->text[i - 1] == ' ' || m->text[i - 1] == '\t' || m->text[i - 1] == '\n' ||
+                   m->text[i - 1] == '\r'))
+    i--;
+  if (i >= 3 && !memcmp(m->text + i - 3, "\"C\"", 3)) {
+    unsigned j = i - 3;
+    while (j > 0 && (m->text[j - 1] == ' ' || m->text[j - 1] == '\t'))
+      j--;
+    if (j >= 6 && !memcmp(m->text + j - 6, "extern", 6))
+      return j - 6;
+  }
+  return off;
+}
+
+static void add_kernel(cxctx *c, CXCursor fn) {
+  const char *name = cx_spelling(c, fn);
+  if (model_find_kernel(c->m, name))
+    return; /* a second definition is clang's to reject; a redeclaration adds nothing */
+  kkernel *k = ARENA_PUSH(c->a, c->m->kernels, c->m->nkernels, c->m->cap_kernels);
+  k->name = name;
+  k->is_template = clang_getCursorKind(fn) == CXCursor_FunctionTemplate;
+  cx_loc(c, fn, &k->loc);
+  lift_kernel(c, fn, k);
+}
+
+static void add_entry(cxctx *c, CXCursor fn, annot_set *as) {
+  kloc loc;
+  if (!cx_loc(c, fn, &loc))
+    return;
+  unsigned start = decl_start(c->m, loc.begin);
+  annot_lines lines = annot_above(as, start);
+  if (!lines.n)
+    return; /* not an entry: a plain extern "C" function passes through */
+  kentry *e = ARENA_PUSH(c->a, c->m->entries, c->m->nentries, c->m->cap_entries);
+  e->name = cx_spelling(c, fn);
+  e->loc = loc;
+  e->stream_param = -1;
+  CXSourceLocation nl = clang_getCursorLocation(fn);
+  clang_getSpellingLocation(nl, NULL, &e->name_loc.line, &e->name_loc.col, &e->name_loc.begin);
+  e->ret_spelling = cx_str(c->a, clang_getTypeSpelling(clang_getResultType(clang_getCursorType(fn))));
+  if (!is_extern_c(fn))
+    diag_report(c->d, DIAG_ERROR, c->m->path, lines.v[0]->line, lines.v[0]->dir_off - lines.v[0]->line_off + 1,
+                "kfuse annotations on '%s', which is not an extern \"C\" function", e->name);
+  int n = clang_Cursor_getNumArguments(fn);
+  e->params = arena_alloc(c->a, sizeof *e->params * (size_t)(n > 0 ? n : 1));
+  e->nparams = n > 0 ? n : 0;
+  for (int i = 0; i < e->nparams; i++) {
+    CXCursor p = clang_Cursor_getArgument(fn, (unsigned)i);
+    kparam *kp = &e->params[i];
+    CXType ty = clang_getCursorType(p);
+    kp->name = cx_spelling(c, p);
+    kp->type_spelling = cx_str(c->a, clang_getTypeSpelling(ty));
+    kp->scalar_index = kp->buffer_index = -1;
+    cx_loc(c, p, &kp->role_loc);
+    ktype kt = cx_ktype(ty);
+    if (kt == KT_STREAM) {
+      kp->is_stream = 1;
+      kp->type = KT_STREAM;
+      e->stream_param = i;
+    } else if (cx_is_pointer(ty)) {
+      kp->is_pointer = 1;
+      kp->type = cx_ktype(cx_pointee(ty));
+      kp->buffer_index = e->nbuffer++;
+    } else {
+      kp->type = kt;
+      kp->scalar_index = e->nscalar++;
+    }
+    if (!kp->name[0])
+      diag_report(c->d, DIAG_ERROR, c->m->path, e->name_loc.line, e->name_loc.col,
+                  "parameter %d of entry '%s' has no name; annotations name every parameter",
+                  i + 1, e->name);
+  }
+  annot_entry(as, lines, e, c->d);
+  if (e->ret_spelling && strcmp(e->ret_spelling, "void") && strcmp(e->ret_spelling, "cudaError_t"))
+    diag_report(c->d, DIAG_ERROR, c->m->path, e->name_loc.line, e->name_loc.col,
+                "entry '%s' returns '%s'; an entry returns void or cudaError_t", e->name,
+                e->ret_spelling);
+  seq_entry(c, fn, e);
+}
+
+typedef struct walk {
+  cxctx *c;
+  annot_set *as;
+} walk;
+
+static enum CXChildVisitResult visit_top(CXCursor k, CXCursor parent, CXClientData data) {
+  walk *w = data;
+  cxctx *c = w->c;
+  enum CXCursorKind kind = clang_getCursorKind(k);
+  CXSourceLocation sl = clang_getCursorLocation(k);
+  CXFile f;
+  clang_getSpellingLocation(sl, &f, NULL, NULL, NULL);
+  if (!f || !clang_File_isEqual(f, c->file))
+    return CXChildVisit_Continue;
+  if (kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace)
+    return CXChildVisit_Recurse;
+  if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) &&
+      clang_isCursorDefinition(k)) {
+    if (has_attr(c, k, CXCursor_CUDAGlobalAttr))
+      add_kernel(c, k);
+    else if (kind == CXCursor_FunctionDecl && !has_attr(c, k, CXCursor_CUDADeviceAttr))
+      add_entry(c, k, w->as);
+  }
+  return CXChildVisit_Continue;
+}
+
+kmodel *tu_model(tu *t, diag *d) {
+  if (t->model)
+    return t->model;
+  kmodel *m = arena_alloc(t->a, sizeof *m);
+  m->path = t->path;
+  m->text = t->text;
+  m->size = t->size;
+  m->arena = t->a;
+  int before = diag_errors(d);
+  cxctx c = {t->unit, clang_getFile(t->unit, t->path), m, d, t->a};
+  if (!c.file) {
+    diag_report(d, DIAG_ERROR, t->path, 0, 0, "libclang lost track of the main file");
+    return NULL;
+  }
+  annot_set *as = annot_scan(m, d);
+  walk w = {&c, as};
+  clang_visitChildren(clang_getTranslationUnitCursor(t->unit), visit_top, &w);
+  annot_check_unused(as, d);
+  if (diag_errors(d) > before)
+    return NULL;
+  t->model = m;
+  return m;
+}
+
+kkernel *model_find_kernel(kmodel *m, const char *name) {
+  for (int i = 0; i < m->nkernels; i++)
+    if (!strcmp(m->kernels[i].name, name))
+      return &m->kernels[i];
+  return NULL;
+}

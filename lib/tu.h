@@ -1,0 +1,31 @@
+/*
+ * tu.h: the front end. Owns libclang's CXIndex and CXTranslationUnit: parses one CUDA
+ * file in CUDA host mode against the toolkit in /usr/local/cuda, passes clang's own
+ * diagnostics through in clang's format, and builds the program model (model.h).
+ */
+#ifndef KFUSE_TU_H
+#define KFUSE_TU_H
+
+#include "diag.h"
+#include "model.h"
+
+typedef struct tu tu;
+
+/* Options of the front end. */
+typedef struct tu_options {
+  const char *cuda_path;      /* default /usr/local/cuda */
+  const char **extra_args;    /* -I, -D passed through to clang */
+  int nextra_args;
+} tu_options;
+
+/* Parses path. Returns NULL after reporting to d when the file cannot be read or clang
+ * reports errors. Keeps the file's bytes. */
+tu *tu_parse(const char *path, const tu_options *opt, diag *d);
+void tu_free(tu *t);
+
+/* Builds the program model: annotated entries (annotations checked, errors to d), their
+ * launch sequences, and every kernel, lifted or opaque with a reason. Returns NULL when
+ * an error was reported. The model lives as long as t. */
+kmodel *tu_model(tu *t, diag *d);
+
+#endif

@@ -1,0 +1,51 @@
+# lit configuration for kfuse. Substitutions:
+#   %kfuse          the kfuse compiler
+#   %kfuse-runner   the GPU runner
+#   %corpus         benchmarks/corpus
+#   %nvcc           nvcc -arch=sm_90 (compile-only tests need no GPU)
+# Features: `gpu` when a CUDA GPU answers nvidia-smi; `asan` in a sanitized build.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "kfuse"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cu", ".test", ".c"]
+config.excludes = ["Inputs", "lit.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kfuse_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, "/usr/local/cuda/bin", config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+bindir = config.kfuse_obj_root
+config.substitutions.append(("%kfuse-runner", os.path.join(bindir, "driver", "kfuse-runner")))
+config.substitutions.append(("%kfuse", os.path.join(bindir, "driver", "kfuse")))
+config.substitutions.append(("%corpus", os.path.join(config.kfuse_src_root, "benchmarks", "corpus")))
+config.substitutions.append(("%srcroot", config.kfuse_src_root))
+config.substitutions.append(("%nvcc", "nvcc -arch=sm_90"))
+config.substitutions.append(("%python", "python3"))
+
+if config.sanitized:
+    config.available_features.add("asan")
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+
+def have_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=30).returncode == 0
+    except Exception:
+        return False
+
+if have_gpu():
+    config.available_features.add("gpu")
+if shutil.which("nvcc", path=config.environment["PATH"]):
+    config.available_features.add("nvcc")
