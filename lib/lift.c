@@ -467,7 +467,7 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
   case CXCursor_ArraySubscriptExpr: {
     kexpr *e = lift_subscript(L, k);
     if (e)
-      record_access(L, e, NULL, e->param, e->param >= 0 ? -1 : e->var, e->a, 0, 0, e->pos);
+      record_access(L, e, NULL, e->param, e->var, e->a, 0, 0, e->pos);
     return e;
   }
   case CXCursor_UnaryOperator: {
@@ -767,8 +767,8 @@ static kstmt *lift_expr_stmt(lifter *L, CXCursor k) {
         st->index = ld->a;
         st->value = value;
         if (kop_ >= 0) /* a compound store reads the element too */
-          record_access(L, NULL, NULL, ld->param, ld->param >= 0 ? -1 : ld->var, ld->a, 0, 0, st->pos);
-        record_access(L, NULL, st, ld->param, ld->param >= 0 ? -1 : ld->var, ld->a, 1, 0, st->pos);
+          record_access(L, NULL, NULL, ld->param, ld->var, ld->a, 0, 0, st->pos);
+        record_access(L, NULL, st, ld->param, ld->var, ld->a, 1, 0, st->pos);
         return st;
       }
       if (lk == CXCursor_DeclRefExpr) {
@@ -856,7 +856,7 @@ static kstmt *lift_expr_stmt(lifter *L, CXCursor k) {
         return NULL;
       }
       L->k->uses_atomics = 1;
-      record_access(L, NULL, st, target->param, target->param >= 0 ? -1 : target->var, target->a, 1, 1, st->pos);
+      record_access(L, NULL, st, target->param, target->var, target->a, 1, 1, st->pos);
       return st;
     }
   }
@@ -1312,6 +1312,65 @@ static void analyse(lifter *L) {
   find_grid_stride(L, k->body);
 }
 
+static kexpr *add_exprs(lifter *L, kexpr *a, kexpr *b, kop op) {
+  if (!a)
+    return b;
+  kexpr *sum = arena_alloc(L->c->a, sizeof *sum);
+  *sum = *b;
+  sum->kind = KE_BINARY;
+  sum->op = op;
+  sum->a = a;
+  sum->b = b;
+  sum->nargs = 0;
+  sum->args = NULL;
+  sum->text = NULL;
+  return sum;
+}
+
+/* Splits a pointer expression into its base (a pointer parameter, or a pointer local)
+ * and an element offset: `x + (size_t)b * D + j` is x with offset b * D + j. */
+static int split_pointer(lifter *L, const kexpr *e, int *param, int *var, kexpr **offset) {
+  switch (e->kind) {
+  case KE_PARAM:
+    if (!L->k->params[e->param].is_pointer)
+      return 0;
+    *param = e->param;
+    *var = -1;
+    *offset = NULL;
+    return 1;
+  case KE_VAR:
+    if (L->var_base[e->var] < 0)
+      return 0;
+    *param = -1;
+    *var = e->var;
+    *offset = NULL;
+    return 1;
+  case KE_CAST:
+    return split_pointer(L, e->a, param, var, offset);
+  case KE_ADDR:
+    if (e->param < 0)
+      return 0;
+    *param = e->param;
+    *var = e->var;
+    *offset = flatten(L, e->a, 0);
+    return 1;
+  case KE_BINARY:
+    if (e->op == KO_ADD || e->op == KO_SUB) {
+      if (split_pointer(L, e->a, param, var, offset)) {
+        *offset = add_exprs(L, *offset, flatten(L, e->b, 0), e->op);
+        return 1;
+      }
+      if (e->op == KO_ADD && split_pointer(L, e->b, param, var, offset)) {
+        *offset = add_exprs(L, *offset, flatten(L, e->a, 0), KO_ADD);
+        return 1;
+      }
+    }
+    return 0;
+  default:
+    return 0;
+  }
+}
+
 /* Loads and stores through a pointer local: the access's buffer is the parameter the
  * pointer points into, and the pointer's offset joins the index. */
 static void fold_pointer_offsets(lifter *L) {
@@ -1322,49 +1381,14 @@ static void fold_pointer_offsets(lifter *L) {
       continue;
     int v = a->var;
     kexpr *idx = a->flat_index;
-    int guard = 0;
-    while (v >= 0 && guard++ < 16) {
-      const kexpr *init = k->vars[v].init;
-      while (init && init->kind == KE_CAST)
-        init = init->a;
-      kexpr *off = NULL;
-      int next = -1;
-      if (init && init->kind == KE_BINARY && (init->op == KO_ADD || init->op == KO_SUB)) {
-        const kexpr *base = init->a, *o = init->b;
-        if (init->op == KO_ADD && (base->kind == KE_INT || base->kind == KE_PARAM) && !(base->kind == KE_PARAM && k->params[base->param].is_pointer)) {
-          base = init->b;
-          o = init->a;
-        }
-        while (base->kind == KE_CAST)
-          base = base->a;
-        if (base->kind == KE_VAR)
-          next = base->var;
-        off = flatten(L, o, 0);
-        if (init->op == KO_SUB) {
-          kexpr *neg = arena_alloc(L->c->a, sizeof *neg);
-          *neg = *off;
-          neg->kind = KE_UNARY;
-          neg->op = KO_NEG;
-          neg->a = off;
-          off = neg;
-        }
-      } else if (init && init->kind == KE_ADDR) {
-        off = flatten(L, init->a, 0);
-      } else if (init && init->kind == KE_VAR) {
-        next = init->var;
-      }
-      if (off) {
-        kexpr *sum = arena_alloc(L->c->a, sizeof *sum);
-        *sum = *idx;
-        sum->kind = KE_BINARY;
-        sum->op = KO_ADD;
-        sum->a = off;
-        sum->b = idx;
-        sum->nargs = 0;
-        sum->args = NULL;
-        idx = sum;
-      }
-      v = next >= 0 && L->var_base[next] >= 0 ? next : -1;
+    for (int guard = 0; v >= 0 && guard < 16; guard++) {
+      int p, nv;
+      kexpr *off;
+      if (!k->vars[v].init || !split_pointer(L, k->vars[v].init, &p, &nv, &off))
+        break;
+      if (off)
+        idx = add_exprs(L, off, idx, KO_ADD);
+      v = nv;
     }
     a->flat_index = idx;
     a->affine = is_affine(L, idx);

@@ -301,7 +301,8 @@ typedef struct kaccess {
   int is_store;
   int is_atomic;
   int param;                  /* global buffer: kernel param index; -1 for shared/local */
-  int var;                    /* shared/local array: var index; -1 for global */
+  int var;                    /* shared/local array, or the pointer local a global access
+                                 goes through: var index; else -1 */
   kexpr *index;               /* as written, over locals */
   kexpr *flat_index;          /* with single-definition locals substituted: over
                                  builtins, loop variables, params and constants */

@@ -14,6 +14,9 @@
 
 #include "cx.h"
 
+/* A call that is no step of its own (std::, printf): only its arguments are walked. */
+#define KS_OTHER_CALL ((kstep_kind)-1)
+
 enum { MAX_HELPER_DEPTH = 4 };
 
 /* A host helper's parameter bound to the caller's argument. */
@@ -280,7 +283,10 @@ static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
   const char *name = call_name(c, call);
   CXCursor decl = clang_getCursorReferenced(call);
   kstep_kind kind;
-  if (!strcmp(name, "cudaMalloc") || !strcmp(name, "cudaMallocAsync") ||
+  CXCursor own = helper_definition(c, call);
+  if (!clang_Cursor_isNull(own))
+    kind = KS_HOSTCALL; /* a helper of this file, whatever its name */
+  else if (!strcmp(name, "cudaMalloc") || !strcmp(name, "cudaMallocAsync") ||
       !strcmp(name, "cudaMallocFromPoolAsync"))
     kind = KS_ALLOC;
   else if (!strcmp(name, "cudaFree") || !strcmp(name, "cudaFreeAsync"))
@@ -295,8 +301,10 @@ static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
     kind = KS_LIBCALL;
   else if (has_prefix(name, "cuda"))
     kind = KS_OTHER;
-  else {
-    CXCursor def = helper_definition(c, call);
+  else
+    kind = KS_OTHER_CALL;
+  if (kind == KS_HOSTCALL || kind == KS_OTHER_CALL) {
+    CXCursor def = own;
     if (clang_Cursor_isNull(def) || s->depth >= MAX_HELPER_DEPTH) {
       /* Not ours (std::, printf) or too deep: its arguments may still hold launches. */
       for (int i = 1; i < ch.n; i++)
