@@ -394,7 +394,7 @@ void xexpr_names(const xexpr *e, void (*fn)(void *ctx, const char *name, int pos
 void xexpr_print(const xexpr *e, strbuf *b) {
   switch (e->kind) {
   case XE_INT:
-    sb_printf(b, "%lldLL", (long long)e->ival);
+    sb_printf(b, "%lld", (long long)e->ival);
     return;
   case XE_FLT:
     sb_printf(b, "%.17g", e->fval);

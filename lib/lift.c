@@ -610,7 +610,8 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
     }
   }
   CXType canon0 = clang_getCanonicalType(t);
-  if ((canon0.kind == CXType_ConstantArray || canon0.kind == CXType_IncompleteArray) && has_init &&
+  if ((canon0.kind == CXType_ConstantArray || canon0.kind == CXType_IncompleteArray ||
+       canon0.kind == CXType_DependentSizedArray || canon0.kind == CXType_VariableArray) && has_init &&
       clang_getCursorKind(init) != CXCursor_InitListExpr)
     has_init = 0; /* the child expression is the array's size */
   if (clang_Cursor_getStorageClass(var) == CX_SC_Static && !shared) {
@@ -618,7 +619,8 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
     return NULL;
   }
   CXType canon = clang_getCanonicalType(t);
-  int is_array = canon.kind == CXType_ConstantArray || canon.kind == CXType_IncompleteArray;
+  int is_array = canon.kind == CXType_ConstantArray || canon.kind == CXType_IncompleteArray ||
+                 canon.kind == CXType_DependentSizedArray || canon.kind == CXType_VariableArray;
   kvar_kind kind = shared ? KV_SHARED : is_array ? KV_LOCAL_ARRAY : KV_LOCAL;
   if (shared && has_init) {
     opaque(L, var, "__shared__ variable '%s' with an initializer", cx_spelling(L->c, var));
