@@ -1,0 +1,7 @@
+import torch
+
+ENTRY = "small_matmul"
+
+
+def forward(A, B, *, M, K, N):
+    return (A @ B,)

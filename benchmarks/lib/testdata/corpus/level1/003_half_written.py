@@ -1,0 +1,5 @@
+ENTRY = "half_written"
+
+
+def forward(x, *, N):
+    return (2 * x,)

@@ -1,0 +1,5 @@
+ENTRY = "bad_annotation"
+
+
+def forward(x, *, N):
+    return (x,)
