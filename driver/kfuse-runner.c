@@ -1,0 +1,116 @@
+/*
+ * kfuse-runner: build, verify and time a kfuse bundle on this machine's GPU.
+ * Options and exit statuses only; the work is in runner/ (runner.h). docs/runner.md says
+ * what each option and status means.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfuse_bundle.h"
+#include "runner.h"
+
+#ifndef KFUSE_VERSION
+#define KFUSE_VERSION "unknown"
+#endif
+
+static const char usage[] =
+    "usage: kfuse-runner [options] DIR\n"
+    "\n"
+    "Build the bundle DIR (written by `kfuse --bundle DIR`) with nvcc, verify every variant\n"
+    "against the reference and time it on this machine's GPU, each in a worker process with\n"
+    "a time limit, and write DIR/results.tsv and DIR/device.tsv.\n"
+    "\n"
+    "options:\n"
+    "  --timeout SECONDS  wall-clock limit of each worker and each nvcc run (default 300)\n"
+    "  --reps N           timed runs per tune binding and interleaved pairs (default 50)\n"
+    "  --seeds N          fresh input seeds per verified shape (default 3)\n"
+    "  --only VARIANT     build, verify and time only this variant (and the reference)\n"
+    "  --sanitize         run compute-sanitizer memcheck and racecheck on the kept variant\n"
+    "  --no-time          verify only\n"
+    "  --list             print the manifest and the shapes the verifier would draw;\n"
+    "                     run nothing on the GPU\n"
+    "  -j N               nvcc processes at a time (default: one per processor)\n"
+    "  -v                 say what is happening\n"
+    "  --help             this text\n"
+    "  --version          the version\n"
+    "\n"
+    "exit status: 0 results written (variants may have failed: see results.tsv); 1 results\n"
+    "written, but the reference failed; 2 usage; 3 bad bundle; 4 no usable GPU or nvcc, or\n"
+    "the results could not be written.\n";
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "kfuse-runner: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(kfuse-runner --help lists the options)\n");
+  return RUNNER_USAGE;
+}
+
+/* A whole-number argument >= min, or -1. */
+static long number(const char *s, long min) {
+  char *end;
+  long v = s ? strtol(s, &end, 10) : -1;
+  return s && *s && !*end && v >= min ? v : -1;
+}
+
+int main(int argc, char **argv) {
+  runner_options o;
+
+  if (argc > 1 && strcmp(argv[1], "--child") == 0)
+    return runner_child_main(argc - 1, argv + 1);
+
+  runner_options_init(&o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+    long v;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("kfuse-runner %s (bundle ABI %d)\n", KFUSE_VERSION, KB_ABI_VERSION);
+      return 0;
+    } else if (strcmp(a, "--timeout") == 0) {
+      if ((v = number(next, 1)) < 0)
+        return bad_usage("--timeout needs a whole number of seconds, not '%s'", next ? next : "");
+      o.timeout_s = (double)v;
+      i++;
+    } else if (strcmp(a, "--reps") == 0) {
+      if ((v = number(next, 1)) < 0)
+        return bad_usage("--reps needs a count of at least 1, not '%s'", next ? next : "");
+      o.reps = (int)v;
+      i++;
+    } else if (strcmp(a, "--seeds") == 0) {
+      if ((v = number(next, 1)) < 0)
+        return bad_usage("--seeds needs a count of at least 1, not '%s'", next ? next : "");
+      o.seeds = (int)v;
+      i++;
+    } else if (strcmp(a, "-j") == 0) {
+      if ((v = number(next, 1)) < 0)
+        return bad_usage("-j needs a count of at least 1, not '%s'", next ? next : "");
+      o.jobs = (int)v;
+      i++;
+    } else if (strcmp(a, "--only") == 0) {
+      if (!next)
+        return bad_usage("--only needs a variant name%s", "");
+      o.only = next;
+      i++;
+    } else if (strcmp(a, "--sanitize") == 0) {
+      o.sanitize = 1;
+    } else if (strcmp(a, "--no-time") == 0) {
+      o.time = 0;
+    } else if (strcmp(a, "--list") == 0) {
+      o.list = 1;
+    } else if (strcmp(a, "-v") == 0) {
+      o.verbose = 1;
+    } else if (a[0] == '-') {
+      return bad_usage("unknown option '%s'", a);
+    } else if (o.dir) {
+      return bad_usage("one bundle directory at a time ('%s' is a second)", a);
+    } else {
+      o.dir = a;
+    }
+  }
+  if (!o.dir)
+    return bad_usage("no bundle directory given%s", "");
+  return (int)runner_run(&o);
+}

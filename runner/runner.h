@@ -1,0 +1,44 @@
+/*
+ * runner.h: kfuse-runner, the measurer of kfuse (docs/runner.md). Given a bundle
+ * directory (docs/bundle-format.md) it builds the reference and every variant with nvcc,
+ * verifies each variant against the reference and times it, each in a worker process of
+ * its own with a time limit, re-times the best verified variant against the reference
+ * interleaved, and writes DIR/results.tsv and DIR/device.tsv. The driver
+ * (driver/kfuse-runner.c) only parses options and turns the status into an exit code.
+ */
+#ifndef KFUSE_RUNNER_H
+#define KFUSE_RUNNER_H
+
+typedef struct runner_options {
+  const char *dir;   /* the bundle directory */
+  double timeout_s;  /* wall-clock limit of each worker and each nvcc run (seconds) */
+  int reps;          /* timed runs per binding, and interleaved pairs (at least 50 is the rule) */
+  int seeds;         /* fresh input seeds per shape */
+  const char *only;  /* NULL, or the one variant to build, verify and time (besides "ref") */
+  int sanitize;      /* 1: compute-sanitizer memcheck and racecheck on the kept variant */
+  int time;          /* 0: verify only */
+  int list;          /* 1: print the manifest and the shapes that would be drawn; run nothing */
+  int jobs;          /* nvcc processes at a time */
+  int verbose;
+} runner_options;
+
+/* What a run came to; the driver maps these to exit statuses (docs/runner.md). */
+enum runner_status {
+  RUNNER_OK = 0,          /* results written; variants may have failed: read results.tsv */
+  RUNNER_REF_FAILED = 1,  /* results written, but the reference failed for some entry */
+  RUNNER_USAGE = 2,       /* bad options (an --only naming no variant, included) */
+  RUNNER_BAD_BUNDLE = 3,  /* the bundle is unreadable, inconsistent or of another ABI */
+  RUNNER_NO_DEVICE = 4    /* no usable GPU, no nvcc, or results could not be written */
+};
+
+/* The defaults: 300 s, 50 reps, 3 seeds, timing on, as many jobs as processors. */
+void runner_options_init(runner_options *o);
+
+/* Run the bundle o->dir. Messages go to stderr (msg.h), a summary to stdout. */
+enum runner_status runner_run(const runner_options *o);
+
+/* The worker (worker.h): the driver calls this when its first argument is "--child",
+ * with argv[0] being "--child". Returns the worker's exit status. */
+int runner_child_main(int argc, char **argv);
+
+#endif

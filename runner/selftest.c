@@ -1,0 +1,560 @@
+/*
+ * selftest.c: runner-selftest, the unit tests of kfuse-runner's parts that need no GPU:
+ * half and bfloat16 conversion, the random numbers, the statistics, the tolerance rule and
+ * the poison checks, input and shape drawing, manifest checks, the results files, child
+ * processes, and building and loading a manifest (with the C compiler). It prints one line
+ * per failed check and ends with "N passed, N failed"; its exit status is 1 when any
+ * check failed. test/runner/selftest.test runs it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "compare.h"
+#include "draw.h"
+#include "elem.h"
+#include "fp16.h"
+#include "kfuse_bundle.h"
+#include "manifest.h"
+#include "proc.h"
+#include "results.h"
+#include "rng.h"
+#include "stats.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                          \
+  do {                                                                                       \
+    if (cond) {                                                                              \
+      passed++;                                                                              \
+    } else {                                                                                 \
+      failed++;                                                                              \
+      printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                        \
+    }                                                                                        \
+  } while (0)
+
+/* ---- half and bfloat16 ---- */
+
+static int half_is_nan(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
+
+static void test_fp16(void) {
+  int roundtrip = 1, ties = 1;
+  for (uint32_t h = 0; h < 0x10000; h++) {
+    float f = fp16_to_float((uint16_t)h);
+    uint16_t back = fp16_from_float(f);
+    if (half_is_nan((uint16_t)h) ? !half_is_nan(back) : back != h)
+      roundtrip = 0;
+  }
+  CHECK(roundtrip);
+  /* every midpoint between neighbouring finite halves rounds to the even one, and a hair
+   * off the midpoint rounds to the nearer */
+  for (uint32_t h = 0; h < 0x7bff; h++) {
+    float a = fp16_to_float((uint16_t)h), b = fp16_to_float((uint16_t)(h + 1));
+    float m = (a + b) / 2;
+    uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
+    if (fp16_from_float(m) != even || fp16_from_float(nextafterf(m, 0)) != h ||
+        fp16_from_float(nextafterf(m, INFINITY)) != h + 1 || fp16_from_float(-m) != (even | 0x8000))
+      ties = 0;
+  }
+  CHECK(ties);
+  CHECK(fp16_from_float(1.0f) == 0x3c00);
+  CHECK(fp16_from_float(-2.0f) == 0xc000);
+  CHECK(fp16_from_float(65504.0f) == 0x7bff);
+  CHECK(fp16_from_float(65519.0f) == 0x7bff);
+  CHECK(fp16_from_float(65520.0f) == 0x7c00);
+  CHECK(fp16_from_float(1e30f) == 0x7c00);
+  CHECK(fp16_from_float(-INFINITY) == 0xfc00);
+  CHECK(half_is_nan(fp16_from_float(NAN)));
+  CHECK(fp16_from_float(0x1p-24f) == 0x0001);
+  CHECK(fp16_from_float(0x1p-25f) == 0x0000);
+  CHECK(fp16_from_float(0x1.8p-25f) == 0x0001);
+  CHECK(fp16_from_float(0.1f) == 0x2e66);
+  CHECK(fp16_to_float(0x0001) == 0x1p-24f);
+  CHECK(fp16_to_float(0x03ff) == 0x1.ff8p-15f);
+  CHECK(fp16_to_float(0x8000) == 0.0f && signbit(fp16_to_float(0x8000)));
+
+  roundtrip = 1;
+  for (uint32_t h = 0; h < 0x10000; h++) {
+    float f = bf16_to_float((uint16_t)h);
+    uint16_t back = bf16_from_float(f);
+    if (isnan(f) ? !isnan(bf16_to_float(back)) : back != h)
+      roundtrip = 0;
+  }
+  CHECK(roundtrip);
+  CHECK(bf16_from_float(1.0f) == 0x3f80);
+  CHECK(bf16_from_float(1.00390625f) == 0x3f80);   /* tie: 1 + 2^-8 rounds to even 1.0 */
+  CHECK(bf16_from_float(1.01171875f) == 0x3f82);   /* tie: 1 + 3*2^-8 rounds up to even */
+  CHECK(bf16_from_float(nextafterf(1.00390625f, 2)) == 0x3f81); /* just above the tie */
+  CHECK(bf16_from_float(3.4e38f) == 0x7f80);       /* rounds to infinity */
+  CHECK(isnan(bf16_to_float(bf16_from_float(NAN))));
+}
+
+/* ---- random numbers ---- */
+
+static void test_rng(void) {
+  rng a, b;
+  int same = 1, in_range = 1;
+  double sum = 0, sum2 = 0;
+  rng_seed(&a, 42);
+  rng_seed(&b, 42);
+  for (int i = 0; i < 1000; i++)
+    same &= rng_next(&a) == rng_next(&b);
+  CHECK(same);
+  rng_seed(&b, 43);
+  CHECK(rng_next(&a) != rng_next(&b));
+  for (int i = 0; i < 100000; i++) {
+    double u = rng_uniform(&a);
+    uint64_t k = rng_below(&a, 7);
+    in_range &= u >= 0 && u < 1 && k < 7;
+    double z = rng_normal(&a);
+    sum += z;
+    sum2 += z * z;
+  }
+  CHECK(in_range);
+  CHECK(fabs(sum / 100000) < 0.02);
+  CHECK(fabs(sum2 / 100000 - 1) < 0.02);
+  CHECK(rng_mix(1, 2) != rng_mix(2, 1));
+  CHECK(rng_mix(1, 2) == rng_mix(1, 2));
+}
+
+/* ---- statistics ---- */
+
+static void test_stats(void) {
+  double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2};
+  double eleven[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  double madx[] = {1, 1, 2, 2, 4, 6, 9};
+  stats_summary s;
+
+  CHECK(stats_median(odd, 3) == 2);
+  CHECK(odd[0] == 3); /* not reordered */
+  CHECK(stats_median(even, 4) == 2.5);
+  CHECK(stats_quantile_sorted(eleven, 11, 0.1) == 2);
+  CHECK(stats_quantile_sorted(eleven, 11, 0.9) == 10);
+  CHECK(fabs(stats_quantile_sorted(eleven, 11, 0.25) - 3.5) < 1e-12);
+  CHECK(stats_mad(madx, 7) == 1);
+  CHECK(stats_summarize(eleven, 11, &s) == 0 && s.n == 11 && s.median == 6 && s.p10 == 2 &&
+        s.p90 == 10 && s.min == 1 && s.max == 11 && s.mad == 3);
+  CHECK(stats_summarize(eleven, 0, &s) == 0 && s.n == 0 && isnan(s.median));
+  CHECK(isnan(stats_median(eleven, 0)));
+
+  /* a clear 2x speedup: the interval holds 2 and lies above 1 */
+  enum { N = 60 };
+  double a[N], b[N], c[N], ratio, lo, hi, ratio2, lo2, hi2;
+  rng r;
+  rng_seed(&r, 7);
+  for (int i = 0; i < N; i++) {
+    double phase = 1 + 0.05 * rng_normal(&r); /* the machine's drift hits both */
+    a[i] = 2.0 * phase * (1 + 0.01 * rng_normal(&r));
+    b[i] = 1.0 * phase * (1 + 0.01 * rng_normal(&r));
+    c[i] = 2.0 * phase * (1 + 0.01 * rng_normal(&r));
+  }
+  CHECK(stats_speedup_ci(a, b, N, 2000, 0.95, 99, &ratio, &lo, &hi) == 0);
+  CHECK(fabs(ratio - 2) < 0.1 && lo > 1 && lo <= ratio && ratio <= hi && hi < 2.5);
+  CHECK(stats_speedup_ci(a, b, N, 2000, 0.95, 99, &ratio2, &lo2, &hi2) == 0);
+  CHECK(ratio == ratio2 && lo == lo2 && hi == hi2); /* fixed seed: the same interval */
+  /* the same code twice: the interval holds 1 */
+  CHECK(stats_speedup_ci(a, c, N, 2000, 0.95, 99, &ratio, &lo, &hi) == 0);
+  CHECK(lo < 1 && hi > 1);
+  CHECK(stats_speedup_ci(a, b, 1, 2000, 0.95, 99, &ratio, &lo, &hi) == -1);
+}
+
+/* ---- the tolerance rule and poison ---- */
+
+static void test_compare(void) {
+  enum { N = 100 };
+  float ref[N], out[N];
+  char msg[512];
+  cmp_tol t = cmp_tolerance(KB_F32, -1, -1);
+
+  CHECK(t.rtol == 1e-4 && t.atol == 1e-5 && !t.exact);
+  t = cmp_tolerance(KB_F16, -1, -1);
+  CHECK(t.rtol == 1e-2 && t.atol == 1e-2 && !t.exact);
+  CHECK(cmp_tolerance(KB_I32, -1, -1).exact && cmp_tolerance(KB_BOOL, -1, -1).exact);
+  t = cmp_tolerance(KB_I32, 0, 1);
+  CHECK(!t.exact && t.atol == 1 && t.rtol == 0);
+  t = cmp_tolerance(KB_F32, -1, -1);
+
+  for (int i = 0; i < N; i++)
+    ref[i] = out[i] = 1.0f;
+  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  out[5] = 1.0f + 1.05e-4f; /* one element under atol + rtol*max|ref| = 1.1e-4 */
+  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  out[5] = 1.0f + 2e-4f; /* over it */
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "element 5"));
+  for (int i = 0; i < N; i++)
+    out[i] = 1.0f + 1.05e-4f; /* each under the max bound, all together over the L2 bound */
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "||out-ref||"));
+  /* the scale is the buffer's: small elements may move by rtol * max|ref| */
+  for (int i = 0; i < N; i++)
+    ref[i] = out[i] = 0.001f;
+  ref[0] = out[0] = 1000.0f;
+  out[1] = 0.001f + 0.05f;
+  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  out[1] = 0.001f + 0.2f;
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  out[1] = 0.001f;
+  /* NaN and Inf exactly where the reference has them */
+  ref[3] = out[3] = NAN;
+  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  out[3] = 1.0f;
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "reference nan"));
+  out[3] = NAN;
+  out[4] = NAN;
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "element 4 is nan"));
+  out[4] = ref[4];
+  ref[6] = INFINITY;
+  out[6] = -INFINITY;
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  out[6] = INFINITY;
+  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+
+  int32_t iref[4] = {1, -2, 3, 4}, iout[4] = {1, -2, 3, 4};
+  CHECK(cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, -1, -1), msg, sizeof msg));
+  iout[2] = 4;
+  CHECK(!cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, -1, -1), msg, sizeof msg) &&
+        strstr(msg, "element 2 is 4, reference 3"));
+  /* with `tol`, integers follow the rule too: both criteria (rtol 0 would demand exactness
+   * through the L2 criterion) */
+  CHECK(cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, 0.5, 1), msg, sizeof msg));
+  CHECK(!cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, 0, 1), msg, sizeof msg));
+
+  uint16_t href[3], hout[3];
+  for (int i = 0; i < 3; i++)
+    href[i] = fp16_from_float(1.0f + i);
+  hout[0] = fp16_from_float(1.005f);
+  hout[1] = href[1];
+  hout[2] = href[2];
+  CHECK(cmp_match(KB_F16, hout, href, 3, cmp_tolerance(KB_F16, -1, -1), msg, sizeof msg));
+  hout[0] = fp16_from_float(1.2f);
+  CHECK(!cmp_match(KB_F16, hout, href, 3, cmp_tolerance(KB_F16, -1, -1), msg, sizeof msg));
+
+  unsigned char bref[3] = {0, 1, 1}, bout[3] = {0, 1, 1};
+  CHECK(cmp_match(KB_BOOL, bout, bref, 3, cmp_tolerance(KB_BOOL, -1, -1), msg, sizeof msg));
+  bout[1] = 0xff;
+  CHECK(!cmp_match(KB_BOOL, bout, bref, 3, cmp_tolerance(KB_BOOL, -1, -1), msg, sizeof msg));
+
+  /* poison: an element still all 0xff where the reference's is not */
+  int32_t pref[4] = {5, -1, 7, 8}, pout[4] = {5, -1, -1, 8};
+  CHECK(cmp_unwritten(KB_I32, pout, 0xff, pref, 4) == 2);
+  pout[2] = 7;
+  CHECK(cmp_unwritten(KB_I32, pout, 0xff, pref, 4) == -1); /* -1 == reference: no proof */
+  int32_t a2[3] = {1, 0x7f7f7f7f, 3}, b2[3] = {1, -1, 3};
+  CHECK(cmp_unwritten_both(KB_I32, b2, 0xff, a2, 0x7f, 3) == 1);
+  CHECK(cmp_unwritten_both(KB_I32, a2, 0xff, b2, 0x7f, 3) == -1);
+
+  int equal;
+  int64_t where;
+  float s1[3] = {1, 2, 3}, s2[3] = {1, 2, 3};
+  CHECK(cmp_spread(KB_F32, s1, s2, 3, &equal, &where) == 0 && equal && where == -1);
+  s2[1] = 2.5f;
+  CHECK(cmp_spread(KB_F32, s1, s2, 3, &equal, &where) == 0.5 && !equal && where == 1);
+  s2[2] = NAN;
+  CHECK(isinf(cmp_spread(KB_F32, s1, s2, 3, &equal, &where)));
+}
+
+/* ---- a hand-made entry for drawing and manifest checks ---- */
+
+static int64_t elems_bk(const kb_value *s) { return s[0].i * s[1].i; }
+static int64_t elems_nk(const kb_value *s) { return s[2].i * s[1].i; }
+static int64_t elems_bn(const kb_value *s) { return s[0].i * s[2].i; }
+static int k_mod_4(const kb_value *s) { return s[1].i % 4 == 0 && s[0].i >= 1; }
+static double lo_zero(const kb_value *s) { (void)s; return 0; }
+static double hi_n(const kb_value *s) { return (double)s[2].i; }
+
+static const kb_scalar scalars[] = {{"B", 0}, {"K", 0}, {"N", 0}, {"alpha", 1}};
+static kb_buffer buffers[] = {
+    {"x", KB_IN, KB_F32, "[B][K]", elems_bk, KB_DIST_DEFAULT, NULL, NULL},
+    {"w", KB_IN, KB_I32, "[N][K]", elems_nk, KB_DIST_INT, lo_zero, hi_n},
+    {"y", KB_OUT, KB_F16, "[B][N]", elems_bn, KB_DIST_DEFAULT, NULL, NULL},
+};
+static const kb_value tune_values[] = {{.i = 64}, {.i = 256}, {.i = 512}, {.f = -1.5}};
+static const kb_value check_values[] = {{.i = 3}, {.i = 12}, {.i = 129}, {.f = 0.25}};
+static kb_binding bindings[] = {
+    {1, tune_values, "B=64 K=256 N=512 alpha=-1.5", 10},
+    {0, check_values, "B=3 K=12 N=129 alpha=0.25", 11},
+};
+static kb_entry entry = {"linear", "kfuse_call_linear", 4, scalars, 3, buffers, 2, bindings,
+                         k_mod_4, -1, -1, 1};
+static kb_variant variants[] = {{"ref", "ref.cu", "reference"}, {"v1", "v1.cu", "user"}};
+static kb_bundle bundle = {KB_ABI_VERSION, "linear.cu", "00", "", 1, &entry, 2, variants};
+
+static void test_draw(void) {
+  enum { N = 20000 };
+  static float f[N];
+  static int8_t i8[N];
+  static uint8_t u8[N];
+  static unsigned char b[N];
+  static int32_t i32[N];
+  rng r;
+  double sum = 0;
+  int ok = 1;
+
+  rng_seed(&r, 1);
+  draw_fill(f, KB_F32, N, KB_DIST_DEFAULT, 0, 0, &r);
+  for (int i = 0; i < N; i++)
+    sum += f[i];
+  CHECK(fabs(sum / N) < 0.05);
+  draw_fill(f, KB_F32, N, KB_DIST_UNIFORM, -4, 4, &r);
+  for (int i = 0; i < N; i++)
+    ok &= f[i] >= -4 && f[i] <= 4;
+  CHECK(ok);
+  draw_fill(f, KB_F32, N, KB_DIST_POSITIVE, 0, 0, &r);
+  for (int i = 0; i < N; i++)
+    ok &= f[i] >= 0.1f && f[i] <= 2;
+  CHECK(ok);
+  draw_fill(f, KB_F32, N, KB_DIST_INT, 0, 10, &r);
+  for (int i = 0; i < N; i++)
+    ok &= f[i] >= 0 && f[i] < 10 && f[i] == floorf(f[i]);
+  CHECK(ok);
+  draw_fill(i8, KB_I8, N, KB_DIST_DEFAULT, 0, 0, &r);
+  int lo = 0, hi = 0;
+  for (int i = 0; i < N; i++) {
+    ok &= i8[i] >= -100 && i8[i] < 100;
+    lo |= i8[i] == -100;
+    hi |= i8[i] == 99;
+  }
+  CHECK(ok && lo && hi);
+  draw_fill(u8, KB_U8, N, KB_DIST_DEFAULT, 0, 0, &r);
+  for (int i = 0; i < N; i++)
+    ok &= u8[i] < 100;
+  CHECK(ok);
+  draw_fill(b, KB_BOOL, N, KB_DIST_DEFAULT, 0, 0, &r);
+  int ones = 0;
+  for (int i = 0; i < N; i++) {
+    ok &= b[i] <= 1;
+    ones += b[i];
+  }
+  CHECK(ok && ones > N / 3 && ones < 2 * N / 3);
+  draw_fill(i32, KB_I32, N, KB_DIST_INT, -3, 3, &r);
+  for (int i = 0; i < N; i++)
+    ok &= i32[i] >= -3 && i32[i] < 3;
+  CHECK(ok);
+
+  /* shapes: within the assumes, new, and the same for the same seed */
+  kb_value d1[8 * 4], d2[8 * 4], d3[8 * 4];
+  int n1 = draw_shapes(&entry, 5, 8, d1), n2 = draw_shapes(&entry, 5, 8, d2);
+  int n3 = draw_shapes(&entry, 6, 8, d3);
+  CHECK(n1 == 8 && n2 == 8 && n3 == 8);
+  CHECK(memcmp(d1, d2, sizeof d1) == 0);
+  CHECK(memcmp(d1, d3, sizeof d1) != 0);
+  int odd = 0;
+  for (int k = 0; k < n1; k++) {
+    const kb_value *v = d1 + k * 4;
+    ok &= k_mod_4(v) && manifest_shape_bytes(&entry, v) > 0 &&
+          manifest_shape_bytes(&entry, v) <= draw_byte_limit(&entry);
+    ok &= v[3].f == -1.5 || v[3].f == 0.25; /* floating scalars stay */
+    ok &= !(v[0].i == 64 && v[1].i == 256 && v[2].i == 512);
+    ok &= !(v[0].i == 3 && v[1].i == 12 && v[2].i == 129);
+    odd += (v[0].i & 1) + (v[2].i & 1);
+    for (int m = 0; m < k; m++)
+      ok &= memcmp(v, d1 + m * 4, sizeof(kb_value) * 4) != 0;
+  }
+  CHECK(ok);
+  CHECK(odd >= n1 / 2);
+}
+
+static void test_manifest(void) {
+  char err[512], text[256];
+  CHECK(manifest_validate(&bundle, err, sizeof err) == 0);
+  CHECK(manifest_shape_bytes(&entry, check_values) == 3 * 12 * 4 + 129 * 12 * 4 + 3 * 129 * 2);
+  manifest_shape_text(&entry, check_values, text, sizeof text);
+  CHECK(strcmp(text, "B=3 K=12 N=129 alpha=0.25") == 0);
+  manifest_stem(&variants[1], text, sizeof text);
+  CHECK(strcmp(text, "v1") == 0);
+  CHECK(manifest_find_variant(&bundle, "v1") == 1 && manifest_find_variant(&bundle, "ref") == 0);
+  CHECK(manifest_find_variant(&bundle, "v9") == -1);
+  CHECK(manifest_smallest_binding(&entry) == 1);
+
+  buffers[2].role = KB_IN;
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "nothing to verify"));
+  buffers[2].role = KB_OUT;
+  buffers[1].type = 42;
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "unknown type"));
+  buffers[1].type = KB_I32;
+  buffers[1].lo = NULL;
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "bounds"));
+  buffers[1].lo = lo_zero;
+  bindings[0].is_tune = 0;
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "no tune"));
+  bindings[0].is_tune = 1;
+  static const kb_value broken[] = {{.i = 3}, {.i = 13}, {.i = 129}, {.f = 0.25}};
+  bindings[1].values = broken; /* K=13 breaks K % 4 == 0 */
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "assumes"));
+  static const kb_value empty[] = {{.i = 3}, {.i = 12}, {.i = 0}, {.f = 0.25}};
+  entry.assumes = NULL;
+  bindings[1].values = empty; /* N=0: w and y have no elements */
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "no elements"));
+  entry.assumes = k_mod_4;
+  bindings[1].values = check_values;
+  variants[1].source = "v1.cpp";
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, ".cu"));
+  variants[1].source = "ref.cu";
+  CHECK(manifest_validate(&bundle, err, sizeof err) != 0 && strstr(err, "twice"));
+  variants[1].source = "v1.cu";
+  CHECK(manifest_validate(&bundle, err, sizeof err) == 0);
+}
+
+/* ---- results files ---- */
+
+static void test_results(void) {
+  char out[256], path[] = "/tmp/kfuse-selftest-XXXXXX", line[4096];
+  const char *nasty = "a\tb\nc\\d\re";
+  results_escape(nasty, out, sizeof out);
+  CHECK(strcmp(out, "a\\tb\\nc\\\\d\\re") == 0);
+  results_unescape(out);
+  CHECK(strcmp(out, nasty) == 0);
+  results_escape("abcdef", out, 4);
+  CHECK(strcmp(out, "abc") == 0);
+
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  result_row rows[2];
+  memset(rows, 0, sizeof rows);
+  double t[] = {1.0, 2.0, 3.0};
+  rows[0].variant = "ref";
+  rows[0].entry = "linear";
+  rows[0].binding = "B=3";
+  rows[0].is_tune = 1;
+  rows[0].status = RESULT_OK;
+  stats_summarize(t, 3, &rows[0].time);
+  rows[0].speedup = rows[0].ci_lo = rows[0].ci_hi = NAN;
+  rows[1] = rows[0];
+  rows[1].variant = "v1";
+  rows[1].status = RESULT_FAILED;
+  snprintf(rows[1].reason, sizeof rows[1].reason, "mismatch:\ttab\nnewline");
+  stats_summarize(t, 0, &rows[1].time);
+  rows[1].speedup = 2.5;
+  CHECK(results_write(path, rows, 2, out, sizeof out) == 0);
+  FILE *f = fopen(path, "r");
+  int n = 0, fields_ok = 1;
+  while (f && fgets(line, sizeof line, f)) {
+    int tabs = 0;
+    for (char *p = line; *p; p++)
+      tabs += *p == '\t';
+    fields_ok &= tabs == 13;
+    if (n == 1)
+      CHECK(strncmp(line, "ref\tlinear\tB=3\tok\t\t2\t", 21) == 0);
+    if (n == 2)
+      CHECK(strstr(line, "failed\tmismatch:\\ttab\\nnewline\t\t\t\t\t2.5000\t\t\t\ttune\n"));
+    n++;
+  }
+  if (f)
+    fclose(f);
+  CHECK(n == 3 && fields_ok);
+  remove(path);
+}
+
+/* ---- processes ---- */
+
+static void test_proc(void) {
+  char out[256], path[1024];
+  proc_result r;
+  char *echo[] = {"sh", "-c", "echo hello; exit 3", NULL};
+  CHECK(proc_capture(echo, 10, out, sizeof out) == 3 && strcmp(out, "hello\n") == 0);
+  char *sleeper[] = {"sh", "-c", "sleep 20", NULL};
+  pid_t pid = proc_start(sleeper, NULL, NULL);
+  CHECK(pid > 0 && proc_wait(pid, 0.3, &r) == 0 && r.timed_out && r.seconds < 10);
+  char *crash[] = {"sh", "-c", "kill -SEGV $$", NULL};
+  pid = proc_start(crash, NULL, NULL);
+  CHECK(pid > 0 && proc_wait(pid, 10, &r) == 0 && r.signaled && r.sig == 11 && !r.timed_out);
+  proc_describe(&r, out, sizeof out);
+  CHECK(strncmp(out, "signal 11", 9) == 0);
+  char *cwd[] = {"sh", "-c", "test \"$(pwd)\" = /tmp", NULL};
+  pid = proc_start(cwd, NULL, "/tmp");
+  CHECK(pid > 0 && proc_wait(pid, 10, &r) == 0 && r.exited && r.code == 0);
+  CHECK(proc_find_program("sh", path, sizeof path) && path[0] == '/');
+  CHECK(!proc_find_program("kfuse-no-such-program", path, sizeof path));
+}
+
+/* ---- building and loading a manifest ---- */
+
+static const char bundle_c[] =
+    "#include \"kfuse_bundle.h\"\n"
+    "static int64_t n_elems(const kb_value *s) { return s[0].i; }\n"
+    "static const kb_scalar scalars[] = {{\"N\", 0}};\n"
+    "static const kb_buffer buffers[] = {{\"y\", KB_OUT, KB_F32, \"[N]\", n_elems, 0, 0, 0}};\n"
+    "static const kb_value tune[] = {{.i = 1000}};\n"
+    "static const kb_binding bindings[] = {{1, tune, \"N=1000\", 3}};\n"
+    "static int assumes(const kb_value *s) { return s[0].i > 0; }\n"
+    "static const kb_entry entries[] = {{\"fill\", \"kfuse_call_fill\", 1, scalars, 1, buffers,\n"
+    "  1, bindings, assumes, -1, -1, 1}};\n"
+    "static const kb_variant variants[] = {{\"ref\", \"ref.cu\", \"reference\"}};\n"
+    "const kb_bundle kfuse_bundle = {ABI, \"fill.cu\", \"ab\", \"\", 1, entries, 1, variants};\n";
+
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+static void test_build(void) {
+  char dir[] = "/tmp/kfuse-selftest-bundle-XXXXXX", path[4096], err[2048], cmd[8192];
+  build_tools t;
+  manifest m;
+  struct stat st1, st2;
+
+  if (!mkdtemp(dir)) {
+    CHECK(!"mkdtemp");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "cp '%s/kfuse_bundle.h' '%s/'", KFUSE_RUNNER_SOURCE_DIR, dir);
+  CHECK(system(cmd) == 0);
+  build_find_tools(&t);
+  snprintf(path, sizeof path, "%s/bundle.c", dir);
+  char text[sizeof bundle_c + 64];
+  snprintf(text, sizeof text, "#define ABI KB_ABI_VERSION\n%s", bundle_c);
+  CHECK(write_file(path, text) == 0);
+  CHECK(build_bundle(dir, &t, 120, err, sizeof err) == 0);
+  snprintf(path, sizeof path, "%s/bundle.so", dir);
+  CHECK(manifest_open(path, &m, err, sizeof err) == 0);
+  if (m.b) {
+    const kb_entry *e = &m.b->entries[0];
+    CHECK(strcmp(e->name, "fill") == 0 && e->buffers[0].elems(e->bindings[0].values) == 1000);
+  }
+  manifest_close(&m);
+  /* up to date: not rebuilt */
+  CHECK(stat(path, &st1) == 0);
+  struct timespec pause = {0, 20000000};
+  nanosleep(&pause, NULL);
+  CHECK(build_bundle(dir, &t, 120, err, sizeof err) == 0);
+  CHECK(stat(path, &st2) == 0 && st1.st_mtim.tv_nsec == st2.st_mtim.tv_nsec &&
+        st1.st_mtim.tv_sec == st2.st_mtim.tv_sec);
+
+  /* another ABI version: refused */
+  snprintf(path, sizeof path, "%s/bundle.c", dir);
+  snprintf(text, sizeof text, "#define ABI 99\n%s", bundle_c);
+  CHECK(write_file(path, text) == 0);
+  CHECK(build_bundle(dir, &t, 120, err, sizeof err) == 0);
+  snprintf(path, sizeof path, "%s/bundle.so", dir);
+  CHECK(manifest_open(path, &m, err, sizeof err) != 0 && strstr(err, "ABI version 99"));
+
+  /* a compile error: reported with the compiler's line */
+  snprintf(path, sizeof path, "%s/bundle.c", dir);
+  CHECK(write_file(path, "this is not C;\n") == 0);
+  CHECK(build_bundle(dir, &t, 120, err, sizeof err) != 0 && strstr(err, "error"));
+
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
+int main(void) {
+  test_fp16();
+  test_rng();
+  test_stats();
+  test_compare();
+  test_draw();
+  test_manifest();
+  test_results();
+  test_proc();
+  test_build();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}

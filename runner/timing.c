@@ -1,0 +1,136 @@
+/*
+ * timing.c: the timing jobs. A measurement is the whole entry as a user pays for it: the
+ * L2 cache is flushed (a write of twice its size) and the stream drained before each run,
+ * then CUDA events on the entry's stream time it from the host call to the completion of
+ * its stream work (harness_time). Each binding gets warm-up runs first, then `reps` timed
+ * runs on one fixed set of inputs; `inout` buffers are restored before every run.
+ *
+ *  - timing_own_job times one variant alone (in its verification job);
+ *  - timing_compare_job times the reference and the final candidate interleaved, ABAB...,
+ *    in one process, so that both see the same state of the machine; the runner turns the
+ *    pairs into a speedup and its bootstrap interval (stats.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "rng.h"
+#include "worker.h"
+
+enum { WARMUP = 5 };
+
+/* Buffers and inputs of one tune binding, uploaded once. */
+typedef struct bench {
+  const kb_value *s;  /* the binding's scalars */
+  hn_set set;
+  unsigned char *in[64];
+  int has_inout;
+} bench;
+
+static int bench_open(const worker_job *j, harness *h, int g, bench *b, char *why,
+                      size_t size) {
+  const kb_entry *e = j->e;
+  memset(b, 0, sizeof *b);
+  b->s = e->bindings[g].values;
+  if (harness_alloc(&b->set, e, b->s, 0, why, size) != 0)
+    return -1;
+  for (int k = 0; k < e->nbuffer; k++) {
+    b->has_inout |= e->buffers[k].role == KB_INOUT;
+    if (e->buffers[k].role != KB_OUT && !(b->in[k] = malloc(b->set.bytes[k] + 1))) {
+      snprintf(why, size, "runner: out of host memory");
+      return -1;
+    }
+  }
+  worker_draw_inputs(e, b->s, rng_mix(WORKER_SEED, 0x74696d65ull + (uint64_t)g), b->in);
+  return harness_upload(h, &b->set, b->in, 1 << KB_IN | 1 << KB_INOUT, why, size) == HN_OK
+             ? 0
+             : -1;
+}
+
+static void bench_close(bench *b) {
+  for (int k = 0; k < 64; k++)
+    free(b->in[k]);
+  harness_release(&b->set);
+}
+
+/* One timed run of lib on b, restoring inout buffers first. */
+static int timed(harness *h, const hn_lib *lib, bench *b, double *ms, char *why,
+                 size_t size) {
+  if (b->has_inout && harness_upload(h, &b->set, b->in, 1 << KB_INOUT, why, size) != HN_OK)
+    return -1;
+  return harness_time(h, lib, &b->set, b->s, ms, why, size) == HN_OK ? 0 : -1;
+}
+
+int timing_own_job(const worker_job *j, harness *h, const hn_lib *lib) {
+  const kb_entry *e = j->e;
+  double *ms = malloc(sizeof *ms * (size_t)j->reps), t;
+  char why[2048];
+  bench b;
+
+  if (!ms) {
+    worker_say(j, "fail", "runner: out of host memory");
+    return 1;
+  }
+  for (int g = 0; g < e->nbinding; g++) {
+    if (!e->bindings[g].is_tune)
+      continue;
+    worker_say(j, "at", "timing tune %s", e->bindings[g].text);
+    int bad = bench_open(j, h, g, &b, why, sizeof why) != 0;
+    for (int r = 0; r < WARMUP && !bad; r++)
+      bad = timed(h, lib, &b, &t, why, sizeof why) != 0;
+    for (int r = 0; r < j->reps && !bad; r++)
+      bad = timed(h, lib, &b, &ms[r], why, sizeof why) != 0;
+    bench_close(&b);
+    if (bad) {
+      worker_say(j, "fail", "%s [timing tune %s]", why, e->bindings[g].text);
+      free(ms);
+      return 1;
+    }
+    worker_say_times(j, "time", g, ms, NULL, j->reps);
+  }
+  free(ms);
+  return 0;
+}
+
+int timing_compare_job(const worker_job *j) {
+  const kb_entry *e = j->e;
+  harness h;
+  hn_lib ref, var;
+  bench b;
+  char why[2048];
+  double t;
+  double *a = malloc(sizeof *a * (size_t)j->reps), *c = malloc(sizeof *c * (size_t)j->reps);
+
+  if (!a || !c || harness_init(&h, e, why, sizeof why) != 0 ||
+      harness_load(j->dir, &j->b->variants[0], e, &ref, why, sizeof why) != 0 ||
+      harness_load(j->dir, &j->b->variants[j->variant], e, &var, why, sizeof why) != 0) {
+    worker_say(j, "fail", "runner: %s", a && c ? why : "out of host memory");
+    free(a);
+    free(c);
+    return 1;
+  }
+  int bad = 0;
+  for (int g = 0; g < e->nbinding && !bad; g++) {
+    if (!e->bindings[g].is_tune)
+      continue;
+    worker_say(j, "at", "interleaved timing tune %s", e->bindings[g].text);
+    bad = bench_open(j, &h, g, &b, why, sizeof why) != 0;
+    for (int r = 0; r < WARMUP && !bad; r++)
+      bad = timed(&h, &ref, &b, &t, why, sizeof why) != 0 ||
+            timed(&h, &var, &b, &t, why, sizeof why) != 0;
+    for (int r = 0; r < j->reps && !bad; r++)
+      bad = timed(&h, &ref, &b, &a[r], why, sizeof why) != 0 ||
+            timed(&h, &var, &b, &c[r], why, sizeof why) != 0;
+    bench_close(&b);
+    if (bad)
+      worker_say(j, "fail", "%s [interleaved timing tune %s]", why, e->bindings[g].text);
+    else
+      worker_say_times(j, "pair", g, a, c, j->reps);
+  }
+  harness_free(&h);
+  free(a);
+  free(c);
+  if (!bad)
+    worker_say(j, "done", "%s", "");
+  return 0;
+}

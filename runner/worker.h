@@ -1,0 +1,70 @@
+/*
+ * worker.h: the worker, a child process of the runner (`kfuse-runner --child ...`) that
+ * does one job on the GPU and writes what it found to a result file, one line a fact:
+ *
+ *   at\tWHERE              where it is now (so a crash or a hang can be placed)
+ *   note\tTEXT             something worth knowing that is not a failure
+ *   fail\tREASON           the variant failed verification (the job stops there)
+ *   reffail\tREASON        the reference failed in this job (the job stops there)
+ *   time\tB\tN\tMS...      N timed runs of binding B (space-separated milliseconds)
+ *   pair\tB\tN\tA...\tB... N interleaved runs of the reference (A) and the variant (B)
+ *   dev\tKEY\tVALUE        a fact about the device
+ *   done                   the job finished
+ *
+ * Text fields are escaped as in results.tsv. The runner starts one worker per job with a
+ * time limit, so a crash, a hang or a broken CUDA context costs that job only.
+ */
+#ifndef KFUSE_RUNNER_WORKER_H
+#define KFUSE_RUNNER_WORKER_H
+
+#include <stdio.h>
+
+#include "kfuse_bundle.h"
+
+/* The jobs, as named on the worker's command line. */
+#define WORKER_DEVICE "device"     /* describe the device */
+#define WORKER_VERIFY "verify"     /* verify a variant against the reference, then time it */
+#define WORKER_COMPARE "compare"   /* time the reference and a variant interleaved */
+#define WORKER_SANITIZE "sanitize" /* one call of a variant, under compute-sanitizer */
+
+/* The fixed seed everything random derives from. */
+#define WORKER_SEED 0x6b66757365ull
+
+typedef struct worker_job {
+  const char *dir;       /* the bundle directory */
+  const kb_bundle *b;
+  const kb_entry *e;     /* the entry of the job */
+  int entry, variant;    /* their indexes */
+  int seeds;             /* fresh input seeds per shape */
+  int reps;              /* timed runs per binding; 0: no timing */
+  FILE *out;             /* the result file */
+} worker_job;
+
+/* Write one line "KIND\tTEXT" (TEXT escaped) to the result file and flush it. */
+void worker_say(const worker_job *j, const char *kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Write "KIND\tB\tN\tx x x..." (with a second list when b is not NULL). */
+void worker_say_times(const worker_job *j, const char *kind, int binding, const double *a,
+                      const double *b, int n);
+
+/* The jobs (verify.c, timing.c). Each returns 0 when it ran to its end (a failed variant
+ * included), 1 when the worker itself could not go on. */
+int verify_job(const worker_job *j);
+int verify_sanitize_job(const worker_job *j);
+int timing_compare_job(const worker_job *j);
+
+/* Time variant lib (already loaded) on every tune binding of j's entry, `reps` runs each,
+ * writing `time` lines. Returns 0, or 1 after writing a `fail` line. */
+struct harness;
+struct hn_lib;
+int timing_own_job(const worker_job *j, struct harness *h, const struct hn_lib *lib);
+
+/* Draw the inputs of e's `in` and `inout` buffers at scalars s from seed into in[k]. */
+void worker_draw_inputs(const kb_entry *e, const kb_value *s, uint64_t seed,
+                        unsigned char *const *in);
+
+#endif

@@ -1,0 +1,29 @@
+// REQUIRES: gpu
+// RUN: rm -rf %t && cp -rp %bundles/axpy_quant %t && cp %s %t/v1.cu
+// RUN: sed 's/"ref\.cu"/"v1.cu"/' %t/ref.shim.cu > %t/v1.shim.cu
+// RUN: %kfuse-runner --no-time %t
+// RUN: awk -F'\t' '$1 == "v1" { print $2, $4, $5 }' %t/results.tsv | FileCheck %s
+//
+// Planted: does not store q where the value is -1, "because the buffer is all ones
+// anyway". With the first poison pattern (all bytes 0xff, which is -1) the output looks
+// right.
+// Caught by: the second poison pattern (0x7f bytes) of the repeated run: the elements left
+// alone keep it.
+// CHECK: axpy_quant failed unwritten: 'q' element
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+__global__ void axpy_quant_kernel(const __half* x, float* acc, int* q, int N, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N) return;
+  float a = acc[i] + alpha * __half2float(x[i]);
+  acc[i] = a;
+  int v = (int)floorf(a * 8.f);
+  if (v != -1) q[i] = v;
+}
+
+extern "C" cudaError_t axpy_quant(const __half* x, float* acc, int* q, int N, float alpha,
+                                  cudaStream_t stream) {
+  axpy_quant_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, acc, q, N, alpha);
+  return cudaGetLastError();
+}

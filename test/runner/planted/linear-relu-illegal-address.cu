@@ -1,0 +1,37 @@
+// REQUIRES: gpu
+// RUN: rm -rf %t && cp -rp %bundles/linear_relu %t && cp %s %t/v1.cu
+// RUN: sed 's/"ref\.cu"/"v1.cu"/' %t/ref.shim.cu > %t/v1.shim.cu
+// RUN: %kfuse-runner --no-time %t
+// RUN: awk -F'\t' '$1 == "v1" { print $2, $4, $5 }' %t/results.tsv | FileCheck %s
+//
+// Planted: a stray write far outside every allocation (a bad pointer offset), which leaves
+// the CUDA context with a sticky illegal-address error.
+// Caught by: the error check after the call; the worker dies with its context, the run
+// goes on.
+// CHECK: linear_relu failed cuda error {{.*}}cudaErrorIllegalAddress
+#include <cuda_runtime.h>
+
+__global__ void matmul(const float* x, const float* w, float* y, int B, int K, int N) {
+  int n = blockIdx.x * blockDim.x + threadIdx.x, b = blockIdx.y;
+  if (n >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += x[b * K + k] * w[n * K + k];
+  y[b * N + n] = acc;
+}
+
+__global__ void bias_relu(const float* y, const float* bias, float* out, int B, int N) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= B * N) return;
+  float v = y[i] + bias[i % N];
+  out[i] = v > 0.f ? v : 0.f;
+  if (i == 0) out[(size_t)1 << 40] = v;
+}
+
+extern "C" void linear_relu(const float* x, const float* w, const float* bias, float* out,
+                            int B, int K, int N, cudaStream_t stream) {
+  float* y;
+  cudaMallocAsync(&y, sizeof(float) * B * N, stream);
+  matmul<<<dim3((N + 255) / 256, B), 256, 0, stream>>>(x, w, y, B, K, N);
+  bias_relu<<<(B * N + 255) / 256, 256, 0, stream>>>(y, bias, out, B, N);
+  cudaFreeAsync(y, stream);
+}

@@ -1,0 +1,35 @@
+// REQUIRES: gpu
+// RUN: rm -rf %t && cp -rp %bundles/linear_relu %t && cp %s %t/v1.cu
+// RUN: sed 's/"ref\.cu"/"v1.cu"/' %t/ref.shim.cu > %t/v1.shim.cu
+// RUN: %kfuse-runner --no-time %t
+// RUN: awk -F'\t' '$1 == "v1" { print $2, $4, $5 }' %t/results.tsv | FileCheck %s
+//
+// Planted: reads the weight as [K][N] (w[k * N + n]) instead of [N][K]; with the tune
+// binding's square K = N it even stays in bounds.
+// Caught by: the tolerance rule.
+// CHECK: linear_relu failed mismatch: 'out'
+#include <cuda_runtime.h>
+
+__global__ void matmul(const float* x, const float* w, float* y, int B, int K, int N) {
+  int n = blockIdx.x * blockDim.x + threadIdx.x, b = blockIdx.y;
+  if (n >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += x[b * K + k] * w[k * N + n];
+  y[b * N + n] = acc;
+}
+
+__global__ void bias_relu(const float* y, const float* bias, float* out, int B, int N) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= B * N) return;
+  float v = y[i] + bias[i % N];
+  out[i] = v > 0.f ? v : 0.f;
+}
+
+extern "C" void linear_relu(const float* x, const float* w, const float* bias, float* out,
+                            int B, int K, int N, cudaStream_t stream) {
+  float* y;
+  cudaMallocAsync(&y, sizeof(float) * B * N, stream);
+  matmul<<<dim3((N + 255) / 256, B), 256, 0, stream>>>(x, w, y, B, K, N);
+  bias_relu<<<(B * N + 255) / 256, 256, 0, stream>>>(y, bias, out, B, N);
+  cudaFreeAsync(y, stream);
+}
