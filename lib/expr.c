@@ -33,12 +33,17 @@ static const struct {
     {"^", XO_BXOR, 5}, {"|", XO_BOR, 4},
 };
 
+/* Limits that keep every recursion over a tree (evaluate, print, walk names) shallow,
+ * whatever the annotation: nesting depth and node count. */
+enum { MAX_DEPTH = 100, MAX_NODES = 1000 };
+
 typedef struct parser {
   arena *a;
   const char *s;
   int len, pos;
   const char *err;
   int errpos;
+  int depth, nodes;
 } parser;
 
 static void skip_space(parser *p) {
@@ -55,6 +60,8 @@ static xexpr *fail(parser *p, int pos, const char *msg) {
 }
 
 static xexpr *node(parser *p, xe_kind kind, int pos) {
+  if (++p->nodes > MAX_NODES)
+    return fail(p, pos, "expression too long");
   xexpr *e = arena_alloc(p->a, sizeof *e);
   e->kind = kind;
   e->pos = pos;
@@ -88,7 +95,17 @@ int xexpr_parse_literal(const char *text, int len, xvalue *out) {
 
 static xexpr *parse_expr(parser *p, int min_prec);
 
+static xexpr *parse_primary_inner(parser *p);
+
 static xexpr *parse_primary(parser *p) {
+  if (++p->depth > MAX_DEPTH)
+    return fail(p, p->pos, "expression nested too deeply");
+  xexpr *e = parse_primary_inner(p);
+  p->depth--;
+  return e;
+}
+
+static xexpr *parse_primary_inner(parser *p) {
   skip_space(p);
   int start = p->pos;
   if (p->pos >= p->len)
@@ -99,6 +116,8 @@ static xexpr *parse_primary(parser *p) {
   if (u && c) {
     p->pos++;
     xexpr *e = node(p, XE_UNARY, start);
+    if (!e)
+      return NULL;
     e->op = (int)(u - unary_chars); /* XO_NEG, XO_PLUS, XO_NOT, XO_BNOT in that order */
     e->a = parse_primary(p);
     return e->a ? e : NULL;
@@ -133,6 +152,8 @@ static xexpr *parse_primary(parser *p) {
     if (!xexpr_parse_literal(p->s + start, n, &v))
       return fail(p, start, "malformed number");
     xexpr *e = node(p, v.is_float ? XE_FLT : XE_INT, start);
+    if (!e)
+      return NULL;
     e->ival = v.i;
     e->fval = v.f;
     return e;
@@ -141,6 +162,8 @@ static xexpr *parse_primary(parser *p) {
     while (p->pos < p->len && (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_'))
       p->pos++;
     xexpr *e = node(p, XE_NAME, start);
+    if (!e)
+      return NULL;
     e->name = arena_strndup(p->a, p->s + start, (size_t)(p->pos - start));
     return e;
   }
@@ -171,6 +194,8 @@ static xexpr *parse_expr(parser *p, int min_prec) {
     if (p->pos < p->len && p->s[p->pos] == '?' && min_prec <= 1) {
       int at = p->pos++;
       xexpr *e = node(p, XE_COND, at);
+      if (!e)
+        return NULL;
       e->a = lhs;
       if (!(e->b = parse_expr(p, 0)))
         return NULL;
@@ -188,6 +213,8 @@ static xexpr *parse_expr(parser *p, int min_prec) {
     int at = p->pos;
     p->pos += oplen;
     xexpr *e = node(p, XE_BINARY, at);
+    if (!e)
+      return NULL;
     e->op = op;
     e->a = lhs;
     if (!(e->b = parse_expr(p, prec + 1)))
@@ -197,7 +224,7 @@ static xexpr *parse_expr(parser *p, int min_prec) {
 }
 
 xexpr *xexpr_parse(arena *a, const char *text, int len, const char **err, int *errpos) {
-  parser p = {a, text, len, 0, NULL, 0};
+  parser p = {a, text, len, 0, NULL, 0, 0, 0};
   xexpr *e = parse_expr(&p, 0);
   if (e) {
     skip_space(&p);

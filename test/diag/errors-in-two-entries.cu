@@ -1,0 +1,27 @@
+// Errors in several entries are all reported in one run, each against its own entry.
+// RUN: rm -f %t.out
+// RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: not test -e %t.out
+
+#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * x[i];
+}
+
+// kfuse: in  x float[N]
+// kfuse: out y float[N]
+// kfuse: tune N=1024
+// CHECK: {{.*}}errors-in-two-entries.cu:[[@LINE-1]]:11: error: scalar parameter 'alpha' is not bound on this tune line
+extern "C" void scale_a(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}
+
+// kfuse: in  x float[N]
+// kfuse: out y float[N]
+// kfuse: tune N=1024 alpha=1 beta=2
+// CHECK: {{.*}}errors-in-two-entries.cu:[[@LINE-1]]:31: error: unknown name 'beta': not a parameter of 'scale_b'
+extern "C" void scale_b(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}

@@ -1,0 +1,23 @@
+// init applies to in and inout buffers; on an out buffer it is an error at the init line.
+// XFAIL reason: kfuse reports this at the out directive (the line above, column 15), not
+// at the init line that is wrong.
+// XFAIL: *
+// RUN: rm -f %t.out
+// RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: not test -e %t.out
+
+#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * x[i];
+}
+
+// kfuse: in  x float[N]
+// kfuse: out y float[N]
+// kfuse: init y normal
+// CHECK: {{.*}}init-on-out-buffer.cu:[[@LINE-1]]:16: error: 'y' is an out buffer; init applies to in and inout buffers
+// kfuse: tune N=1024 alpha=2.0
+extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}

@@ -1,0 +1,19 @@
+// A pointer parameter named by no in/out/inout line is an error at the parameter's
+// declaration.
+// RUN: rm -f %t.out
+// RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: not test -e %t.out
+
+#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * x[i];
+}
+
+// kfuse: in  x float[N]
+// kfuse: tune N=1024 alpha=2.0
+// CHECK: {{.*}}pointer-without-role.cu:[[@LINE+1]]:39: error: pointer parameter 'y' of 'scale' has no in, out or inout directive
+extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}

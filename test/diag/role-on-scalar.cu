@@ -1,0 +1,20 @@
+// Only pointers take in, out or inout.
+// RUN: rm -f %t.out
+// RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: not test -e %t.out
+
+#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * x[i];
+}
+
+// kfuse: in  x float[N]
+// kfuse: out y float[N]
+// kfuse: in N int32[1]
+// CHECK: {{.*}}role-on-scalar.cu:[[@LINE-1]]:14: error: 'N' is not a pointer; only pointer parameters take in, out or inout
+// kfuse: tune N=1024 alpha=2.0
+extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}

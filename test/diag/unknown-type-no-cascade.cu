@@ -1,0 +1,23 @@
+// A directive rejected for its type should not also leave its pointer reported as having
+// no role: one mistake, one error.
+// XFAIL reason: kfuse also reports "pointer parameter 'x' of 'scale' has no in, out or
+// inout directive" at the signature.
+// XFAIL: *
+// RUN: rm -f %t.out
+// RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: not test -e %t.out
+
+#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * x[i];
+}
+
+// kfuse: in  x float32[N]
+// CHECK: {{.*}}unknown-type-no-cascade.cu:[[@LINE-1]]:17: error: unknown type 'float32'
+// kfuse: out y float[N]
+// kfuse: tune N=1024 alpha=2.0
+extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}

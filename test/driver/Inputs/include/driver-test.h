@@ -1,0 +1,1 @@
+#define DRIVER_TEST_VALUE 1.0f
