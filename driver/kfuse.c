@@ -46,28 +46,22 @@ static int usage_error(const char *fmt, const char *arg) {
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv, const char **extra) {
   kfuse_options o = {0};
   o.emit = EMIT_CUDA;
-  const char **extra = calloc((size_t)argc * 2 + 1, sizeof *extra);
-  if (!extra)
-    return 70;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage, stdout);
-      free(extra);
       return 0;
     } else if (!strcmp(a, "--version")) {
       printf("kfuse %s (libclang: %s)\n", KFUSE_VERSION, "22");
-      free(extra);
       return 0;
     } else if (!strcmp(a, "--list-passes")) {
       for (int p = 0; p < pass_count; p++)
         printf("%-16s %s\n", pass_list[p]->name, pass_list[p]->summary);
       if (!pass_count)
         printf("(no passes yet)\n");
-      free(extra);
       return 0;
     } else if (!strcmp(a, "-o")) {
       if (++i >= argc)
@@ -122,6 +116,15 @@ int main(int argc, char **argv) {
   diag *d = diag_new(stderr);
   kfuse_status st = kfuse_compile(&o, d);
   diag_free(d);
-  free(extra);
   return (int)st;
+}
+
+int main(int argc, char **argv) {
+  /* -I/-D arguments for the parser; freed on every path, usage errors included. */
+  const char **extra = calloc((size_t)argc * 2 + 1, sizeof *extra);
+  if (!extra)
+    return 70;
+  int rc = run(argc, argv, extra);
+  free(extra);
+  return rc;
 }
