@@ -21,6 +21,9 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  -o FILE             write the output to FILE ('-' for standard output); required\n"
+    "  --bundle DIR        write a bundle for kfuse-runner into DIR instead (no -o)\n"
+    "  --variant FILE      with --bundle: a candidate implementation of the same entries\n"
+    "                      to verify and time against the input (repeatable)\n"
     "  --emit=KIND         cuda (default): the optimized program\n"
     "                      model: the program model as text\n"
     "                      model-json: the program model as JSON\n"
@@ -46,7 +49,7 @@ static int usage_error(const char *fmt, const char *arg) {
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-static int run(int argc, char **argv, const char **extra) {
+static int run(int argc, char **argv, const char **extra, const char **variants) {
   kfuse_options o = {0};
   o.emit = EMIT_CUDA;
   for (int i = 1; i < argc; i++) {
@@ -69,6 +72,16 @@ static int run(int argc, char **argv, const char **extra) {
       if (o.output)
         return usage_error("%s given twice", "-o");
       o.output = argv[i];
+    } else if (!strcmp(a, "--bundle") || !strcmp(a, "--variant")) {
+      if (++i >= argc)
+        return usage_error("%s needs an argument", a);
+      if (a[2] == 'b') {
+        if (o.bundle_dir)
+          return usage_error("%s given twice", "--bundle");
+        o.bundle_dir = argv[i];
+      } else {
+        variants[o.nvariants++] = argv[i];
+      }
     } else if (starts(a, "--emit=")) {
       const char *k = a + 7;
       if (!strcmp(k, "cuda"))
@@ -109,8 +122,19 @@ static int run(int argc, char **argv, const char **extra) {
     }
   }
   o.tu.extra_args = extra;
+  o.variants = variants;
   if (!o.input)
     return usage_error("%s", "no input file");
+  if (o.nvariants && !o.bundle_dir)
+    return usage_error("%s", "--variant goes with --bundle DIR");
+  if (o.bundle_dir) {
+    if (o.output)
+      return usage_error("%s", "--bundle writes a directory; drop -o");
+    diag *d = diag_new(stderr);
+    kfuse_status st = kfuse_bundle(&o, d);
+    diag_free(d);
+    return (int)st;
+  }
   if (!o.output)
     return usage_error("%s", "no output file: use -o FILE (or -o - for standard output)");
   diag *d = diag_new(stderr);
@@ -124,7 +148,9 @@ int main(int argc, char **argv) {
   const char **extra = calloc((size_t)argc * 2 + 1, sizeof *extra);
   if (!extra)
     return 70;
-  int rc = run(argc, argv, extra);
+  const char **variants = calloc((size_t)argc + 1, sizeof *variants);
+  int rc = variants ? run(argc, argv, extra, variants) : 70;
   free(extra);
+  free(variants);
   return rc;
 }

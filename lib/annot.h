@@ -25,8 +25,12 @@ typedef struct annot_lines {
   int n;
 } annot_lines;
 
-/* Finds every `// kfuse:` line of m's text. The set lives in m's arena. */
-annot_set *annot_scan(kmodel *m, diag *d);
+struct cxctx;
+
+/* Finds every `// kfuse:` line of c's file: `//` comment lines of code, not those inside
+ * block comments, string literals or code the preprocessor skipped. Reports a line it
+ * cannot match to c's diagnostics. The set lives in c's model's arena. */
+annot_set *annot_scan(struct cxctx *c);
 /* The directives in the run of comment lines directly above the declaration that starts
  * at byte decl_off; marks them used. */
 annot_lines annot_above(annot_set *as, unsigned decl_off);

@@ -68,29 +68,44 @@ static xexpr *node(parser *p, xe_kind kind, int pos) {
   return e;
 }
 
+/* Besides returning 0, a failure leaves errno ERANGE when text is a well-formed literal
+ * whose value does not fit (99999999999999999999, 1e400) and EINVAL otherwise, so that
+ * callers can say "out of range" rather than "not a literal". */
 int xexpr_parse_literal(const char *text, int len, xvalue *out) {
-  char buf[64];
-  if (len <= 0 || len >= (int)sizeof buf)
+  if (len <= 0) {
+    errno = EINVAL;
     return 0;
+  }
+  char small[64];
+  char *buf = len < (int)sizeof small ? small : xmalloc((size_t)len + 1);
   memcpy(buf, text, (size_t)len);
   buf[len] = 0;
   char *end;
   int is_float = strpbrk(buf, ".eEnN") != NULL && !(len > 1 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'));
+  /* strtod also takes "nan" and "inf"; the contract's literals are C's, so refuse them. */
+  int letters = 0;
+  for (int i = 0; is_float && i < len; i++)
+    if (isalpha((unsigned char)buf[i]) && buf[i] != 'e' && buf[i] != 'E')
+      letters = 1;
   errno = 0;
   if (is_float) {
-    /* strtod also takes "nan" and "inf"; the contract's literals are C's, so refuse them. */
-    for (int i = 0; i < len; i++)
-      if (isalpha((unsigned char)buf[i]) && buf[i] != 'e' && buf[i] != 'E')
-        return 0;
     out->f = strtod(buf, &end);
     out->is_float = 1;
     out->i = 0;
+    /* Underflow (1e-400) is no error: C rounds such a literal to zero or a subnormal. */
+    if (errno == ERANGE && fabs(out->f) < 1)
+      errno = 0;
   } else {
     out->i = strtoll(buf, &end, 0);
     out->is_float = 0;
     out->f = 0;
   }
-  return *end == 0 && errno == 0 && end != buf;
+  /* Trailing text makes it no literal, whatever the size of its digits. */
+  int err = letters || *end != 0 || end == buf ? EINVAL : errno;
+  if (buf != small)
+    free(buf);
+  errno = err;
+  return !err;
 }
 
 static xexpr *parse_expr(parser *p, int min_prec);
@@ -150,7 +165,9 @@ static xexpr *parse_primary_inner(parser *p) {
       n--;
     xvalue v;
     if (!xexpr_parse_literal(p->s + start, n, &v))
-      return fail(p, start, "malformed number");
+      return fail(p, start, errno != ERANGE ? "malformed number"
+                            : v.is_float  ? "floating literal out of range: too large for a double"
+                                          : "integer literal out of range: too large for a 64-bit integer");
     xexpr *e = node(p, v.is_float ? XE_FLT : XE_INT, start);
     if (!e)
       return NULL;

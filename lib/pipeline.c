@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../passes/pass.h"
+#include "bundle.h"
 #include "emit.h"
 #include "print.h"
 #include "rewrite.h"
@@ -154,4 +155,29 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
   rw_free(rw);
   tu_free(t);
   return st;
+}
+
+kfuse_status kfuse_bundle(const kfuse_options *o, diag *d) {
+  tu *t = tu_parse(o->input, &o->tu, d);
+  if (!t)
+    return KFUSE_INPUT_ERROR;
+  kmodel *m = tu_model(t, d);
+  if (!m) {
+    tu_free(t);
+    return KFUSE_INPUT_ERROR;
+  }
+  /* Until passes make variants, the variants are the user's (--variant). */
+  bundle_variant *vs = arena_alloc(m->arena, sizeof *vs * (size_t)(o->nvariants + 1));
+  for (int i = 0; i < o->nvariants; i++) {
+    vs[i].path = o->variants[i];
+    const char *base = strrchr(o->variants[i], '/');
+    vs[i].recipe = arena_printf(m->arena, "user:%s", base ? base + 1 : o->variants[i]);
+  }
+  int ok = bundle_write(m, o->bundle_dir, vs, o->nvariants, &o->tu, d);
+  if (ok && o->verbose)
+    fprintf(stderr, "kfuse: wrote bundle %s: %d entr%s, %d variant%s besides the reference\n",
+            o->bundle_dir, m->nentries, m->nentries == 1 ? "y" : "ies", o->nvariants,
+            o->nvariants == 1 ? "" : "s");
+  tu_free(t);
+  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }

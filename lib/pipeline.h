@@ -23,6 +23,9 @@ typedef struct kfuse_options {
   const char *print_after;  /* a pass name, or NULL */
   int verbose;
   int remarks;              /* print remarks (-R) */
+  const char *bundle_dir;   /* --bundle DIR: write a bundle instead of an output file */
+  const char **variants;    /* --variant FILE (repeatable): user variants for the bundle */
+  int nvariants;
   tu_options tu;
 } kfuse_options;
 
@@ -38,6 +41,8 @@ typedef enum kfuse_status {
 kfuse_status kfuse_check_options(const kfuse_options *o, diag *d);
 /* Runs the pipeline on o->input and writes o->output. Reports to d. */
 kfuse_status kfuse_compile(const kfuse_options *o, diag *d);
+/* Writes the bundle of o->input and o->variants into o->bundle_dir. Reports to d. */
+kfuse_status kfuse_bundle(const kfuse_options *o, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,
  * checked and renamed. "-" writes to standard output. Returns 0 on failure (reported). */
 int kfuse_write_file(const char *path, const char *data, size_t n, diag *d);

@@ -344,18 +344,36 @@ static void add_entry(cxctx *c, CXCursor fn, annot_set *as) {
     kp->type_spelling = cx_str(c->a, clang_getTypeSpelling(ty));
     kp->scalar_index = kp->buffer_index = -1;
     cx_loc(c, p, &kp->role_loc);
+    /* The contract's kinds of parameter: cudaStream_t (a pointer to the CUstream_st
+     * record; cx_ktype also says "stream" for a pointer to one), a device pointer to a
+     * scalar or void, an integer or floating scalar (bool included). Anything else (a
+     * pointer to pointers, a struct by value, a reference, an enum) is an error at the
+     * parameter. It keeps its place among the buffers or scalars all the same, so that
+     * the directives naming it are checked as usual rather than cascading. */
     ktype kt = cx_ktype(ty);
-    if (kt == KT_STREAM) {
+    int allowed;
+    if (kt == KT_STREAM && clang_getCanonicalType(cx_pointee(ty)).kind == CXType_Record) {
       kp->is_stream = 1;
       kp->type = KT_STREAM;
       e->stream_param = i;
+      allowed = 1;
     } else if (cx_is_pointer(ty)) {
       kp->is_pointer = 1;
       kp->type = cx_ktype(cx_pointee(ty));
       kp->buffer_index = e->nbuffer++;
+      allowed = kp->type == KT_VOID || ktype_is_int(kp->type) || ktype_is_float(kp->type);
     } else {
-      kp->type = kt;
+      kp->type = kt == KT_STREAM ? KT_UNKNOWN : kt;
       kp->scalar_index = e->nscalar++;
+      allowed = ktype_is_int(kp->type) || ktype_is_float(kp->type);
+    }
+    if (!allowed) {
+      unsigned pl, pc;
+      clang_getSpellingLocation(clang_getCursorLocation(p), NULL, &pl, &pc, NULL);
+      diag_report(c->d, DIAG_ERROR, c->m->path, pl, pc,
+                  "parameter '%s' of entry '%s' has type '%s'; entry parameters are device "
+                  "pointers to scalars, integer or floating scalars, or a cudaStream_t",
+                  kp->name, e->name, kp->type_spelling);
     }
     if (!kp->name[0])
       diag_report(c->d, DIAG_ERROR, c->m->path, e->name_loc.line, e->name_loc.col,
@@ -410,7 +428,7 @@ kmodel *tu_model(tu *t, diag *d) {
     diag_report(d, DIAG_ERROR, t->path, 0, 0, "libclang lost track of the main file");
     return NULL;
   }
-  annot_set *as = annot_scan(m, d);
+  annot_set *as = annot_scan(&c);
   walk w = {&c, as};
   clang_visitChildren(clang_getTranslationUnitCursor(t->unit), visit_top, &w);
   annot_check_unused(as, d);
@@ -425,4 +443,55 @@ kkernel *model_find_kernel(kmodel *m, const char *name) {
     if (!strcmp(m->kernels[i].name, name))
       return &m->kernels[i];
   return NULL;
+}
+
+/* ---------------------------------------------------------------- signatures */
+
+typedef struct sig_find {
+  cxctx *c;
+  const char *name;
+  CXCursor found;
+} sig_find;
+
+static enum CXChildVisitResult visit_sig(CXCursor k, CXCursor parent, CXClientData data) {
+  sig_find *sf = data;
+  enum CXCursorKind kind = clang_getCursorKind(k);
+  if (kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace)
+    return CXChildVisit_Recurse;
+  if (kind == CXCursor_FunctionDecl && clang_isCursorDefinition(k) && is_extern_c(k)) {
+    CXString s = clang_getCursorSpelling(k);
+    if (!strcmp(clang_getCString(s), sf->name))
+      sf->found = k;
+    clang_disposeString(s);
+  }
+  return CXChildVisit_Continue;
+}
+
+static void canonical_spelling(arena *a, CXType t, strbuf *b) {
+  CXType u = clang_getUnqualifiedType(clang_getCanonicalType(t));
+  sb_puts(b, cx_str(a, clang_getTypeSpelling(u)));
+}
+
+int tu_signature(tu *t, const char *name, strbuf *sig, unsigned *line, unsigned *col) {
+  kmodel m0 = {0};
+  m0.text = t->text;
+  m0.size = t->size;
+  m0.arena = t->a;
+  cxctx c = {t->unit, clang_getFile(t->unit, t->path), &m0, NULL, t->a};
+  sig_find sf = {&c, name, clang_getNullCursor()};
+  clang_visitChildren(clang_getTranslationUnitCursor(t->unit), visit_sig, &sf);
+  if (clang_Cursor_isNull(sf.found))
+    return 0;
+  if (line && col)
+    clang_getSpellingLocation(clang_getCursorLocation(sf.found), NULL, line, col, NULL);
+  canonical_spelling(t->a, clang_getResultType(clang_getCursorType(sf.found)), sig);
+  sb_putc(sig, '(');
+  int n = clang_Cursor_getNumArguments(sf.found);
+  for (int i = 0; i < n; i++) {
+    if (i)
+      sb_puts(sig, ", ");
+    canonical_spelling(t->a, clang_getCursorType(clang_Cursor_getArgument(sf.found, (unsigned)i)), sig);
+  }
+  sb_putc(sig, ')');
+  return 1;
 }

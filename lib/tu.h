@@ -28,4 +28,9 @@ void tu_free(tu *t);
  * an error was reported. The model lives as long as t. */
 kmodel *tu_model(tu *t, diag *d);
 
+/* Appends the canonical signature of the extern "C" function definition named name,
+ * "ret(T1, T2, ...)" with top-level qualifiers dropped, to sig, and its name's line and
+ * column (either may be NULL). Returns 0 when the file defines no such function. */
+int tu_signature(tu *t, const char *name, strbuf *sig, unsigned *line, unsigned *col);
+
 #endif

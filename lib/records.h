@@ -1,0 +1,75 @@
+/*
+ * records.h: tuning records (DESIGN.md, "Tuning records"; docs/records.md). Every verdict
+ * and timing kfuse-runner writes into a bundle (results.tsv, device.tsv) is imported into an
+ * SQLite database, keyed by what determines it: the reference source's hash, the entry, the
+ * variant's recipe, the binding, the GPU model and SM count, the driver, the nvcc version and
+ * the nvcc flags. The records are a cache (rec_best: a build without a GPU applies a variant
+ * verified earlier on the same GPU model), training data and a regression baseline.
+ *
+ * Several processes may open one database and import at once (WAL mode, a busy timeout,
+ * one IMMEDIATE transaction per import).
+ */
+#ifndef KFUSE_RECORDS_H
+#define KFUSE_RECORDS_H
+
+#include <stdio.h>
+
+#include "diag.h"
+
+/* The schema version this kfuse writes (PRAGMA user_version). */
+#define REC_SCHEMA_VERSION 1
+
+typedef struct rec_db rec_db;
+
+/* The variant rec_best chose, with the provenance of the measurements behind it. Strings
+ * belong to the rec_db and stay valid until rec_close. */
+typedef struct rec_choice {
+  int found;                      /* 1: a variant qualified; 0: none did (the rest is empty) */
+  const char *recipe;             /* what produced the variant, "fuse+tile(32)" */
+  const char *variant;            /* its name in the bundle it was measured from, "v3" */
+  const char *variant_file;       /* its source file in that bundle, "v3.cu" */
+  double speedup;                 /* geometric mean over the tune bindings of reference time /
+                                     variant time (the runner's interleaved re-timing) */
+  double ci_lo, ci_hi;            /* geometric means of those bindings' 95% interval bounds
+                                     (a summary, not an interval of the mean itself) */
+  int ntune, ncheck;              /* tune bindings (all `faster`), check bindings (all `ok`) */
+  long long run_id;               /* the run that measured it (run.id in the database) */
+  const char *measured_at;        /* when the runner wrote results.tsv, "2025-01-02T03:04:05Z" */
+  const char *bundle;             /* the bundle directory it was imported from */
+  const char *gpu;                /* the device, "NVIDIA H200" */
+  int sm_count;                   /* its multiprocessors */
+  const char *compute_capability; /* "9.0" */
+  const char *driver_version;     /* "580.159.04" */
+  const char *runtime_version;    /* the CUDA runtime, "13.0" */
+  const char *nvcc_version;       /* "Cuda compilation tools, release 13.0, V13.0.88" */
+  const char *nvcc_flags;         /* the flags every variant was built with */
+} rec_choice;
+
+/* Opens (creating it and its schema when needed) the records database at path. Returns NULL
+ * after reporting to d. d must outlive the result: rec_dump reports through it. A database
+ * written by a newer kfuse (a higher schema version) is refused. */
+rec_db *rec_open(const char *path, diag *d);
+/* Closes db; the strings of every rec_choice it filled go with it. NULL is ignored. */
+void rec_close(rec_db *db);
+
+/* Imports bundle_dir's manifest.txt, device.tsv and results.tsv in one transaction: a run
+ * row, and one measurement row per results row (the newest run's row wins where a key was
+ * measured before). Importing the same files again changes nothing. Returns 1, or 0 after
+ * reporting `file:line: error:` to d, with nothing written. */
+int rec_import(rec_db *db, const char *bundle_dir, diag *d);
+
+/* Chooses the best recorded variant of entry in the reference source whose SHA-256 is
+ * source_hash (64 hex digits), on a gpu_name device with sm_count multiprocessors (any
+ * count when sm_count <= 0): among the recipes measured with one driver, nvcc version and
+ * flags, those whose every tune binding is `faster` and every check binding `ok`, the one
+ * with the highest geometric-mean speedup (ties: the newest run, then the recipe's text).
+ * Returns 1 with *out filled; 0 with out->found = 0 when none qualifies (nothing reported)
+ * or on a database error (reported to d). */
+int rec_best(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name,
+             int sm_count, rec_choice *out, diag *d);
+
+/* Writes every run and its measurements to out as readable tables, oldest run first.
+ * Returns 1, or 0 after reporting a database or write error (to rec_open's diag). */
+int rec_dump(rec_db *db, FILE *out);
+
+#endif

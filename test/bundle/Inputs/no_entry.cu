@@ -1,0 +1,2 @@
+#include <cuda_runtime.h>
+extern "C" void something_else(float* out) {}
