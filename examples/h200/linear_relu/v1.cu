@@ -1,0 +1,36 @@
+// A hand-written variant of examples/linear_relu.cu (the contract's example), from the
+// runner's catalogue of correct variants (test/runner/planted/).
+// Correct: a tiled shared-memory GEMM with the bias and ReLU fused into its epilogue:
+// another launch shape, another summation order (tile by tile), no scratch.
+// Caught by: nothing: it must be accepted, by compute-sanitizer too (its barriers are all
+// there).
+#include <cuda_runtime.h>
+
+#define T 32
+// y = relu(x w^T + bias) in one kernel: 32x32 tiles of x and w in shared memory, the bias
+// and ReLU applied as the tile's result is stored (no scratch buffer).
+__global__ void linear_relu_tiled(const float* x, const float* w, const float* bias, float* out,
+                                  int B, int K, int N) {
+  __shared__ float xs[T][T + 1], ws[T][T + 1];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int b = blockIdx.y * T + ty, n = blockIdx.x * T + tx;
+  float acc = 0.f;
+  for (int k0 = 0; k0 < K; k0 += T) {
+    int kl = k0 + tx, nl = blockIdx.x * T + ty;
+    xs[ty][tx] = b < B && kl < K ? x[b * K + kl] : 0.f;
+    ws[ty][tx] = nl < N && kl < K ? w[nl * K + kl] : 0.f;
+    __syncthreads();
+    for (int k = 0; k < T; ++k) acc += xs[ty][k] * ws[tx][k];
+    __syncthreads();
+  }
+  if (b < B && n < N) {
+    float v = acc + bias[n];
+    out[b * N + n] = v > 0.f ? v : 0.f;
+  }
+}
+
+extern "C" void linear_relu(const float* x, const float* w, const float* bias, float* out,
+                            int B, int K, int N, cudaStream_t stream) {
+  linear_relu_tiled<<<dim3((N + T - 1) / T, (B + T - 1) / T), dim3(T, T), 0, stream>>>(
+      x, w, bias, out, B, K, N);
+}
