@@ -371,9 +371,16 @@ static kexpr *lift_call(lifter *L, CXCursor k) {
   const char *callee_text = cx_text(L->c, ch.v[0]);
   if (callee_text && strchr(callee_text, '<'))
     e->text = callee_text;
-  e->nargs = ch.n - 1;
+  /* Defaulted trailing arguments (__shfl_xor_sync's width) have no text: the printed
+   * call leaves them out too. */
+  int n = ch.n;
+  kloc al;
+  while (n > 1 && clang_getCursorKind(ch.v[n - 1]) == CXCursor_UnexposedExpr &&
+         cx_children(L->c, ch.v[n - 1]).n == 0 && !cx_loc(L->c, ch.v[n - 1], &al))
+    n--;
+  e->nargs = n - 1;
   e->args = arena_alloc(L->c->a, sizeof *e->args * (size_t)(e->nargs + 1));
-  for (int i = 1; i < ch.n; i++)
+  for (int i = 1; i < n; i++)
     if (!(e->args[i - 1] = lift_expr(L, ch.v[i])))
       return NULL;
   if (!strncmp(name, "__shfl", 6) || !strncmp(name, "__ballot", 8) || !strncmp(name, "__any", 5) ||

@@ -1,6 +1,8 @@
 /* results.c: results.tsv and device.tsv (results.h). */
 #include "results.h"
 
+#include <time.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,7 +120,7 @@ int results_write_device(const char *path, const device_info *d, char *err, size
   if (!f)
     return -1;
   fputs("gpu\tsm_count\tcompute_capability\tdriver_version\tcuda_driver_version"
-        "\truntime_version\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\n",
+        "\truntime_version\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\tmeasured_at\n",
         f);
   snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
   field(f, 1, d->name);
@@ -129,6 +131,13 @@ int results_write_device(const char *path, const device_info *d, char *err, size
   field(f, 0, d->runtime);
   field(f, 0, d->nvcc);
   field(f, 0, d->nvcc_flags);
-  fprintf(f, "\t%lld\t%lld\n", d->l2_bytes, d->memory_bytes);
+  /* When the measurements were taken (UTC): the records keep it as provenance, since a
+   * file's mtime does not survive a copy or a checkout. */
+  char when[32] = "";
+  time_t now = time(NULL);
+  struct tm tmv;
+  if (gmtime_r(&now, &tmv))
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  fprintf(f, "\t%lld\t%lld\t%s\n", d->l2_bytes, d->memory_bytes, when);
   return close_rename(f, tmp, path, err, size);
 }
