@@ -15,6 +15,9 @@
 
 static const char usage[] =
     "usage: kfuse [options] INPUT.cu -o OUTPUT.cu\n"
+    "       kfuse --bundle DIR INPUT.cu [--variant FILE]...\n"
+    "       kfuse check REF.cu CANDIDATE.cu\n"
+    "       kfuse --import DIR [--records DB]     kfuse --show-records [--records DB]\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -22,8 +25,14 @@ static const char usage[] =
     "options:\n"
     "  -o FILE             write the output to FILE ('-' for standard output); required\n"
     "  --bundle DIR        write a bundle for kfuse-runner into DIR instead (no -o)\n"
-    "  --variant FILE      with --bundle: a candidate implementation of the same entries\n"
-    "                      to verify and time against the input (repeatable)\n"
+    "  --variant FILE      a candidate implementation of the same entries to verify and\n"
+    "                      time against the input (repeatable): bundled with --bundle,\n"
+    "                      measured at once when a GPU is here\n"
+    "  --records DB        the tuning records (default $KFUSE_RECORDS, else\n"
+    "                      ~/.cache/kfuse/records.db)\n"
+    "  --target-gpu NAME   select for this GPU model when no GPU is here ('NVIDIA H200')\n"
+    "  --import DIR        import a bundle's results (from kfuse-runner) into the records\n"
+    "  --show-records      print the records\n"
     "  --emit=KIND         cuda (default): the optimized program\n"
     "                      model: the program model as text\n"
     "                      model-json: the program model as JSON\n"
@@ -49,9 +58,28 @@ static int usage_error(const char *fmt, const char *arg) {
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
+/* kfuse check REF CAND: verify CAND against REF's annotations on the GPU here and print
+ * the evidence and the measured speedup. */
+static int check_command(const kfuse_options *base, const char *ref, const char *cand) {
+  diag *d = diag_new(stderr);
+  kfuse_options o = *base;
+  o.input = ref;
+  kfuse_status st = kfuse_check(&o, cand, d);
+  diag_free(d);
+  return (int)st;
+}
+
 static int run(int argc, char **argv, const char **extra, const char **variants) {
   kfuse_options o = {0};
   o.emit = EMIT_CUDA;
+  o.argv0 = argv[0];
+  const char *import_dir = NULL;
+  int show_records = 0;
+  if (argc >= 2 && !strcmp(argv[1], "check")) {
+    if (argc != 4)
+      return usage_error("%s", "usage: kfuse check REF.cu CANDIDATE.cu");
+    return check_command(&o, argv[2], argv[3]);
+  }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -72,6 +100,17 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
       if (o.output)
         return usage_error("%s given twice", "-o");
       o.output = argv[i];
+    } else if (!strcmp(a, "--records") || !strcmp(a, "--target-gpu") || !strcmp(a, "--import")) {
+      if (++i >= argc)
+        return usage_error("%s needs an argument", a);
+      if (a[2] == 'r')
+        o.records = argv[i];
+      else if (a[2] == 't')
+        o.target_gpu = argv[i];
+      else
+        import_dir = argv[i];
+    } else if (!strcmp(a, "--show-records")) {
+      show_records = 1;
     } else if (!strcmp(a, "--bundle") || !strcmp(a, "--variant")) {
       if (++i >= argc)
         return usage_error("%s needs an argument", a);
@@ -123,10 +162,18 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   }
   o.tu.extra_args = extra;
   o.variants = variants;
+  if (import_dir || show_records) {
+    if (o.input || o.output)
+      return usage_error("%s", "--import and --show-records take no input or output file");
+    diag *d = diag_new(stderr);
+    kfuse_status st = import_dir ? kfuse_import(o.records, import_dir, d) : KFUSE_OK;
+    if (st == KFUSE_OK && show_records)
+      st = kfuse_show_records(o.records, d);
+    diag_free(d);
+    return (int)st;
+  }
   if (!o.input)
     return usage_error("%s", "no input file");
-  if (o.nvariants && !o.bundle_dir)
-    return usage_error("%s", "--variant goes with --bundle DIR");
   if (o.bundle_dir) {
     if (o.output)
       return usage_error("%s", "--bundle writes a directory; drop -o");

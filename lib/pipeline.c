@@ -123,8 +123,6 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
     }
   }
 
-  /* 4-6. Variants, measurement and selection arrive with the runner (step 2) and the
-   * autotuner; until then the output is the input with the edits of the passes. */
 
   /* 7. Emit. */
   switch (o->emit) {
@@ -138,9 +136,18 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
     reprint_kernels(m, rw, d);
     rw_apply(rw, &out);
     break;
-  case EMIT_CUDA:
-    rw_apply(rw, &out);
+  case EMIT_CUDA: {
+    /* 4-6. Variants, measurement, selection: a recorded variant that was verified and
+     * measured faster replaces the input whole. */
+    int sel = rw_count(rw) == 0 ? kfuse_select(o, m, &out, d) : 0;
+    if (sel < 0) {
+      st = KFUSE_INPUT_ERROR;
+      goto out;
+    }
+    if (sel == 0)
+      rw_apply(rw, &out);
     break;
+  }
   }
   if (o->verbose) {
     int lifted = 0;
@@ -151,6 +158,7 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
             lifted, m->nkernels - lifted, rw_count(rw), rw_count(rw) == 1 ? "" : "s");
   }
   st = kfuse_write_file(o->output, out.s ? out.s : "", out.len, d) ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
+out:
   sb_free(&out);
   rw_free(rw);
   tu_free(t);

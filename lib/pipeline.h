@@ -26,6 +26,9 @@ typedef struct kfuse_options {
   const char *bundle_dir;   /* --bundle DIR: write a bundle instead of an output file */
   const char **variants;    /* --variant FILE (repeatable): user variants for the bundle */
   int nvariants;
+  const char *records;      /* --records DB: the tuning records (default kfuse_default_records()) */
+  const char *target_gpu;   /* --target-gpu NAME: the GPU model to select for without a GPU here */
+  const char *argv0;        /* how kfuse was started, to find kfuse-runner beside it */
   tu_options tu;
 } kfuse_options;
 
@@ -35,6 +38,7 @@ typedef enum kfuse_status {
   KFUSE_INPUT_ERROR = 1,    /* the input (file, annotations) has errors: reported */
   KFUSE_USAGE_ERROR = 2,    /* an option is wrong: reported */
   KFUSE_OUTPUT_ERROR = 3,   /* the output could not be written: reported, nothing left behind */
+  KFUSE_NO_GPU = 4,         /* the command needs a GPU here and there is none */
 } kfuse_status;
 
 /* Checks the option values that need the pass registry. Reports to d. */
@@ -43,6 +47,20 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d);
 kfuse_status kfuse_compile(const kfuse_options *o, diag *d);
 /* Writes the bundle of o->input and o->variants into o->bundle_dir. Reports to d. */
 kfuse_status kfuse_bundle(const kfuse_options *o, diag *d);
+/* The records database used when --records is not given: $KFUSE_RECORDS, else
+ * $XDG_CACHE_HOME/kfuse/records.db or ~/.cache/kfuse/records.db. */
+const char *kfuse_default_records(void);
+/* Measures o's variants when a GPU is here, then asks the records for the best variant of
+ * m on the target GPU. Returns 1 with the variant (under its evidence header) in out; 0
+ * when the input stays (a remark says why); -1 after an error. */
+int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d);
+/* kfuse check: bundles cand as a variant of o->input, runs it on the GPU here, imports
+ * the results and prints the evidence. Without a GPU, says so (KFUSE_NO_GPU). */
+kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d);
+/* Imports a bundle's results into the records. */
+kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d);
+/* Prints the records. */
+kfuse_status kfuse_show_records(const char *records, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,
  * checked and renamed. "-" writes to standard output. Returns 0 on failure (reported). */
 int kfuse_write_file(const char *path, const char *data, size_t n, diag *d);

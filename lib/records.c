@@ -1,12 +1,13 @@
 /*
  * records.c: tuning records in SQLite (records.h; docs/records.md has the schema).
  *
- * An import reads the three files of a bundle, checks every line against the format
- * (docs/bundle-format.md) and only then writes, in one IMMEDIATE transaction, so that a
- * malformed bundle writes nothing and concurrent imports queue behind the busy timeout
- * instead of failing. A run is identified by the SHA-256 of the three files: importing the
- * same files again finds the run and stops. Measurements are unique per key; where a key was
- * measured before, the row of the run measured later (results.tsv's time) is kept.
+ * An import reads the bundle's manifest, its variants' sources and the runner's two result
+ * files, checks every line against the format (docs/bundle-format.md), and only then
+ * writes, in one IMMEDIATE transaction, so that a malformed bundle writes nothing and
+ * concurrent imports queue behind the busy timeout instead of failing. A run is identified
+ * by the SHA-256 of those files: importing the same files again finds the run and stops.
+ * Measurements are unique per key; where a key was measured before, the row of the run
+ * measured later (results.tsv's time) is kept.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "records.h"
@@ -39,8 +40,8 @@ struct rec_db {
 static const char schema_sql[] =
     "CREATE TABLE run (\n"
     "  id INTEGER PRIMARY KEY,\n"
-    "  digest TEXT NOT NULL UNIQUE,\n"         /* SHA-256 of the three files */
-    "  measured_at TEXT NOT NULL,\n"           /* results.tsv's mtime, ISO 8601 UTC */
+    "  digest TEXT NOT NULL UNIQUE,\n"         /* SHA-256 of the files imported */
+    "  measured_at TEXT NOT NULL,\n"           /* device.tsv's measured_at, else results.tsv's mtime, ISO 8601 UTC */
     "  imported_at TEXT NOT NULL,\n"
     "  bundle TEXT NOT NULL,\n"
     "  source_name TEXT NOT NULL,\n"
@@ -80,7 +81,20 @@ static const char schema_sql[] =
     "          nvcc_version, nvcc_flags)\n"
     ");\n"
     "CREATE INDEX measurement_lookup ON measurement (source_hash, entry, gpu, sm_count);\n"
-    "CREATE INDEX measurement_run ON measurement (run_id);\n";
+    "CREATE INDEX measurement_run ON measurement (run_id);\n"
+    "CREATE TABLE source_text (\n"
+    "  sha256 TEXT PRIMARY KEY,\n"
+    "  text BLOB NOT NULL\n"
+    ");\n"
+    "CREATE TABLE run_variant (\n"
+    "  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,\n"
+    "  name TEXT NOT NULL,\n"
+    "  file TEXT NOT NULL,\n"
+    "  recipe TEXT NOT NULL,\n"
+    "  text_sha256 TEXT NOT NULL REFERENCES source_text(sha256),\n"
+    "  PRIMARY KEY (run_id, name)\n"
+    ");\n"
+    "CREATE INDEX run_variant_recipe ON run_variant (recipe);\n";
 
 /* ------------------------------------------------------------------ SQLite helpers */
 
@@ -151,6 +165,20 @@ static int set_wal(rec_db *db, diag *d) {
   }
 }
 
+/* Creates the missing directories above path (the default records live in ~/.cache/kfuse/,
+ * which may not exist yet). A failure shows when SQLite opens the file. */
+static void make_parents(const char *path) {
+  char *p = xmalloc(strlen(path) + 1);
+  strcpy(p, path);
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/') {
+      *s = '\0';
+      mkdir(p, 0777);
+      *s = '/';
+    }
+  free(p);
+}
+
 /* The database's PRAGMA user_version (0 for a new database), or INT_MIN after reporting. */
 static int schema_version(rec_db *db, diag *d) {
   sqlite3_stmt *st = prepare(db, d, "PRAGMA user_version");
@@ -170,6 +198,7 @@ rec_db *rec_open(const char *path, diag *d) {
   strcpy(db->path, path);
   db->d = d;
   db->strings = arena_new();
+  make_parents(path);
   if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
       SQLITE_OK) {
     diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open records database: %s",
@@ -240,15 +269,19 @@ static int read_text(arena *a, const char *dir, const char *name, text_file *f, 
   f->path = arena_printf(a, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
   FILE *in = fopen(f->path, "rb");
   if (!in) {
-    int missing = errno == ENOENT && strcmp(name, "manifest.txt") != 0;
+    int missing = errno == ENOENT && (!strcmp(name, "results.tsv") || !strcmp(name, "device.tsv"));
     diag_report(d, DIAG_ERROR, f->path, 0, 0, "cannot read: %s%s", strerror(errno),
                 missing ? " (has kfuse-runner run on this bundle?)" : "");
     return 0;
   }
   strbuf b = {0};
   char chunk[8192];
-  while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
-    sb_putn(&b, chunk, n);
+  for (;;) {
+    size_t got = fread(chunk, 1, sizeof chunk, in);
+    sb_putn(&b, chunk, got);
+    if (got < sizeof chunk)
+      break;
+  }
   int bad = ferror(in);
   fclose(in);
   f->len = b.len;
@@ -313,6 +346,8 @@ static char *cut_word(char **p) {
 typedef struct mvariant {
   const char *name, *file, *recipe;
   unsigned line;
+  text_file src;   /* the file, read by read_sources */
+  char sha256[65]; /* its hash */
 } mvariant;
 
 typedef struct mbinding {
@@ -421,8 +456,8 @@ static int parse_manifest(arena *a, text_file *f, manifest *m, diag *d) {
       if (tab > hash)
         hash = tab;
       if (source_line) {
-        diag_report(d, DIAG_ERROR, f->path, line, 0, "a second 'source' line (the first is line %u)",
-                    source_line);
+        diag_report(d, DIAG_ERROR, f->path, line, 0,
+                    "a second 'source' line (the first is line %u)", source_line);
         return 0;
       }
       if (!hash || !is_hex64(hash + 1)) {
@@ -502,6 +537,23 @@ static int parse_manifest(arena *a, text_file *f, manifest *m, diag *d) {
   if (!m->nvariant) {
     diag_report(d, DIAG_ERROR, f->path, 0, 0, "no 'variant' line");
     return 0;
+  }
+  return 1;
+}
+
+/* Reads every variant's source: a plain file of the bundle directory. */
+static int read_sources(arena *a, const char *dir, text_file *man, manifest *m, diag *d) {
+  for (int i = 0; i < m->nvariant; i++) {
+    mvariant *v = &m->variants[i];
+    if (strchr(v->file, '/') || !strcmp(v->file, ".") || !strcmp(v->file, "..")) {
+      diag_report(d, DIAG_ERROR, man->path, v->line, 0,
+                  "variant '%s': '%s' is not a file name of the bundle directory", v->name,
+                  v->file);
+      return 0;
+    }
+    if (!read_text(a, dir, v->file, &v->src, d))
+      return 0;
+    bundle_sha256(v->src.text, v->src.len, v->sha256);
   }
   return 1;
 }
@@ -649,6 +701,7 @@ static int parse_int(const tsv *t, int row, const char *name, const char *s, lon
 /* The machine of the run. Text fields are never NULL ("" when missing). */
 typedef struct device {
   const char *gpu, *cc, *driver, *cuda_driver, *runtime, *nvcc, *nvcc_flags;
+  const char *measured_at; /* the runner's own timestamp ("" when it wrote none) */
   long long sm_count, l2_bytes, memory_bytes;
   int l2_null, memory_null;
 } device;
@@ -687,6 +740,11 @@ static int parse_device(arena *a, text_file *f, device *dv, diag *d) {
   dv->runtime = r[c[5]];
   dv->nvcc = r[c[6]];
   dv->nvcc_flags = r[c[7]];
+  /* Optional: runners since 2026-11-30 write when they measured. */
+  dv->measured_at = "";
+  for (int i = 0; i < t.ncol; i++)
+    if (!strcmp(t.names[i], "measured_at"))
+      dv->measured_at = r[i];
   return parse_int(&t, 0, "l2_bytes", r[c[8]], 0, &dv->l2_bytes, &dv->l2_null, d) &&
          parse_int(&t, 0, "memory_bytes", r[c[9]], 0, &dv->memory_bytes, &dv->memory_null, d);
 }
@@ -805,15 +863,58 @@ static void format_time(time_t t, char out[32]) {
   strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The SHA-256 of the three files, each preceded by its length: the run's identity. */
-static void run_digest(text_file *const files[3], char out[65]) {
-  strbuf b = {0};
-  for (int i = 0; i < 3; i++) {
-    sb_printf(&b, "%zu:", files[i]->len);
-    sb_putn(&b, files[i]->text, files[i]->len);
+/* Appends f to the bytes that make a run's digest, preceded by its length. */
+static void digest_add(strbuf *b, const text_file *f) {
+  sb_printf(b, "%zu:", f->len);
+  sb_putn(b, f->text, f->len);
+}
+
+/* Records the run's variants and their sources (each text once). A recipe recorded for the
+ * same reference with another text earns a warning: records are keyed by recipe, so two
+ * texts under one recipe would share their measurements. */
+static int write_variants(rec_db *db, sqlite3_int64 run_id, const manifest *m, diag *d) {
+  sqlite3_stmt *other = prepare(
+      db, d,
+      "SELECT v.run_id FROM run_variant v JOIN run r ON r.id = v.run_id"
+      " WHERE r.source_hash = ?1 AND v.recipe = ?2 AND v.text_sha256 != ?3"
+      " ORDER BY v.run_id LIMIT 1");
+  sqlite3_stmt *text =
+      prepare(db, d, "INSERT OR IGNORE INTO source_text (sha256, text) VALUES (?1, ?2)");
+  sqlite3_stmt *var = prepare(db, d,
+                              "INSERT INTO run_variant (run_id, name, file, recipe, text_sha256)"
+                              " VALUES (?1, ?2, ?3, ?4, ?5)");
+  int ok = other && text && var;
+  for (int i = 0; ok && i < m->nvariant; i++) {
+    const mvariant *v = &m->variants[i];
+    sqlite3_reset(other);
+    bind_text(other, 1, m->source_hash);
+    bind_text(other, 2, v->recipe);
+    bind_text(other, 3, v->sha256);
+    int rc = sqlite3_step(other);
+    if (rc == SQLITE_ROW)
+      diag_report(d, DIAG_WARNING, NULL, 0, 0,
+                  "variant '%s' (%s) differs from the source recorded for recipe '%s' in run "
+                  "%lld; the records key measurements by recipe, so give each text a recipe of "
+                  "its own",
+                  v->name, v->file, v->recipe, (long long)sqlite3_column_int64(other, 0));
+    else if (rc != SQLITE_DONE)
+      ok = sql_fail(db, d, "records database");
+    sqlite3_reset(text);
+    bind_text(text, 1, v->sha256);
+    sqlite3_bind_blob(text, 2, v->src.text, (int)v->src.len, SQLITE_STATIC);
+    sqlite3_reset(var);
+    sqlite3_bind_int64(var, 1, run_id);
+    bind_text(var, 2, v->name);
+    bind_text(var, 3, v->file);
+    bind_text(var, 4, v->recipe);
+    bind_text(var, 5, v->sha256);
+    if (ok && (sqlite3_step(text) != SQLITE_DONE || sqlite3_step(var) != SQLITE_DONE))
+      ok = sql_fail(db, d, "records database");
   }
-  bundle_sha256(b.s, b.len, out);
-  sb_free(&b);
+  sqlite3_finalize(other);
+  sqlite3_finalize(text);
+  sqlite3_finalize(var);
+  return ok;
 }
 
 /* The database half of an import, inside the transaction: returns 0 after reporting. */
@@ -843,8 +944,8 @@ static int write_run(rec_db *db, const char *bundle, const manifest *m, const de
                " ?14, ?15, ?16, ?17)");
   if (!st)
     return 0;
-  const char *text[] = {digest,  measured_at, now,    bundle,     m->source_name,
-                        m->source_hash, m->libs,  dv->gpu};
+  const char *text[] = {digest,         measured_at, now,    bundle, m->source_name,
+                        m->source_hash, m->libs,     dv->gpu};
   for (int i = 0; i < 8; i++)
     bind_text(st, i + 1, text[i]);
   sqlite3_bind_int64(st, 9, dv->sm_count);
@@ -858,6 +959,8 @@ static int write_run(rec_db *db, const char *bundle, const manifest *m, const de
   if (rc != SQLITE_DONE)
     return sql_fail(db, d, "records database");
   sqlite3_int64 run_id = sqlite3_last_insert_rowid(db->sql);
+  if (!write_variants(db, run_id, m, d))
+    return 0;
 
   /* One row per key. Where the key has a row already, it is replaced unless it comes from
    * a run measured later than this one. */
@@ -888,8 +991,8 @@ static int write_run(rec_db *db, const char *bundle, const manifest *m, const de
     for (int k = 0; k < 5; k++)
       bind_text(ins, k + 2, key[k]);
     sqlite3_bind_int64(ins, 7, dv->sm_count);
-    const char *more[] = {dv->driver,    dv->nvcc, flags,    r->variant->name,
-                          r->variant->file, r->kind, r->status, r->reason};
+    const char *more[] = {dv->driver,       dv->nvcc, flags,     r->variant->name,
+                          r->variant->file, r->kind,  r->status, r->reason};
     for (int k = 0; k < 8; k++)
       bind_text(ins, k + 8, more[k]);
     bind_real(ins, 16, r->median, r->median_null);
@@ -905,8 +1008,11 @@ static int write_run(rec_db *db, const char *bundle, const manifest *m, const de
       goto out;
     }
   }
-  /* Runs whose every measurement was replaced by a later run's carry nothing. */
-  ok = exec(db, d, "DELETE FROM run WHERE id NOT IN (SELECT run_id FROM measurement)");
+  /* Runs whose every measurement was replaced by a later run's carry nothing, and sources
+   * no run has any more go with them. */
+  ok = exec(db, d,
+            "DELETE FROM run WHERE id NOT IN (SELECT run_id FROM measurement);"
+            " DELETE FROM source_text WHERE sha256 NOT IN (SELECT text_sha256 FROM run_variant)");
 out:
   sqlite3_finalize(ins);
   return ok;
@@ -916,6 +1022,7 @@ int rec_import(rec_db *db, const char *bundle_dir, diag *d) {
   arena *a = arena_new();
   int ok = 0;
   text_file man, dev, res;
+  strbuf all = {0};
   manifest m;
   device dv;
   tsv t;
@@ -924,18 +1031,25 @@ int rec_import(rec_db *db, const char *bundle_dir, diag *d) {
       !read_text(a, bundle_dir, "device.tsv", &dev, d) ||
       !read_text(a, bundle_dir, "results.tsv", &res, d))
     goto out;
-  char digest[65];
-  text_file *files[3] = {&man, &dev, &res};
-  run_digest(files, digest); /* before parsing, which cuts the text in place */
-  if (!parse_manifest(a, &man, &m, d) || !parse_device(a, &dev, &dv, d) ||
-      !parse_tsv(a, &res, result_columns, c, &t, d))
+  /* The run's identity: the three files and the variants' sources. (Before parsing,
+   * which cuts the text in place.) */
+  digest_add(&all, &man);
+  digest_add(&all, &dev);
+  digest_add(&all, &res);
+  if (!parse_manifest(a, &man, &m, d) || !read_sources(a, bundle_dir, &man, &m, d) ||
+      !parse_device(a, &dev, &dv, d) || !parse_tsv(a, &res, result_columns, c, &t, d))
     goto out;
+  for (int i = 0; i < m.nvariant; i++)
+    digest_add(&all, &m.variants[i].src);
+  char digest[65];
+  bundle_sha256(all.s, all.len, digest);
   result *rows = arena_alloc(a, sizeof *rows * (size_t)(t.nrow + 1));
   for (int i = 0; i < t.nrow; i++)
     if (!check_result(&t, i, c, &m, &rows[i], d))
       goto out;
 
-  /* When: the runner writes results.tsv last, at the end of the run. */
+  /* When: the runner's timestamp in device.tsv; for older runners, results.tsv's mtime
+   * (the runner writes it last, at the end of the run; a copy or a checkout loses it). */
   struct stat sb;
   if (stat(res.path, &sb) != 0) {
     diag_report(d, DIAG_ERROR, res.path, 0, 0, "cannot read: %s", strerror(errno));
@@ -943,6 +1057,8 @@ int rec_import(rec_db *db, const char *bundle_dir, diag *d) {
   }
   char measured_at[32];
   format_time(sb.st_mtime, measured_at);
+  if (*dv.measured_at)
+    snprintf(measured_at, sizeof measured_at, "%s", dv.measured_at);
   /* The flags the runner reports win over the ones kfuse asked for. */
   const char *flags = *dv.nvcc_flags ? dv.nvcc_flags : m.nvcc_flags ? m.nvcc_flags : "";
   char *real = realpath(bundle_dir, NULL);
@@ -956,6 +1072,7 @@ int rec_import(rec_db *db, const char *bundle_dir, diag *d) {
   if (!ok)
     sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
 out:
+  sb_free(&all);
   arena_free(a);
   return ok;
 }
@@ -1015,8 +1132,8 @@ static void add_row(candidate *c, sqlite3_stmt *st, arena *a) {
   c->loghi += log(hi);
 }
 
-/* Makes c the best when it qualifies and beats *best (NULL: none yet): a higher geometric
- * mean, or the same from a newer run. */
+/* Makes c the best when it qualifies and beats *best (when *have_best): a higher geometric
+ * mean, or the same from a newer run. Of equals, the first in recipe order stays. */
 static void keep_better(const candidate *c, candidate *best, int *have_best) {
   if (!c->qualifies || c->ntune == 0)
     return;
@@ -1073,7 +1190,7 @@ int rec_best(rec_db *db, const char *source_hash, const char *entry, const char 
   st = prepare(db, d,
                "SELECT m.variant, m.variant_file, r.measured_at, r.bundle, r.gpu, r.sm_count,"
                " r.compute_capability, r.driver_version, r.runtime_version, r.nvcc_version,"
-               " r.nvcc_flags FROM measurement m JOIN run r ON r.id = m.run_id"
+               " r.nvcc_flags, r.libs FROM measurement m JOIN run r ON r.id = m.run_id"
                " WHERE m.run_id = ?1 AND m.source_hash = lower(?2) AND m.entry = ?3"
                " AND m.recipe = ?4 LIMIT 1");
   if (!st)
@@ -1104,6 +1221,7 @@ int rec_best(rec_db *db, const char *source_hash, const char *entry, const char 
     out->runtime_version = col_text(s, st, 8);
     out->nvcc_version = col_text(s, st, 9);
     out->nvcc_flags = col_text(s, st, 10);
+    out->libs = col_text(s, st, 11);
     ok = 1;
   } else {
     sql_fail(db, d, "records database");
@@ -1112,6 +1230,78 @@ int rec_best(rec_db *db, const char *source_hash, const char *entry, const char 
 done:
   arena_free(a);
   return ok;
+}
+
+/* ------------------------------------------------------------------ what applying needs */
+
+const char *rec_only_gpu(rec_db *db, const char *source_hash, diag *d) {
+  sqlite3_stmt *st = prepare(db, d,
+                             "SELECT DISTINCT gpu FROM measurement WHERE source_hash = lower(?1)"
+                             " LIMIT 2");
+  if (!st)
+    return NULL;
+  bind_text(st, 1, source_hash);
+  const char *gpu = NULL;
+  int n = 0, rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    if (n++ == 0)
+      gpu = col_text(db->strings, st, 0);
+  if (rc != SQLITE_DONE)
+    sql_fail(db, d, "records database");
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE && n == 1 ? gpu : NULL;
+}
+
+/* A statement stepped to its one row, (libs, text): the newest run of source_hash that still
+ * has measurements of recipe, and recipe's source in it. NULL when there is none (nothing
+ * reported) or on a database error (reported to d). */
+static sqlite3_stmt *newest_variant(rec_db *db, const char *source_hash, const char *recipe,
+                                    diag *d) {
+  sqlite3_stmt *st = prepare(
+      db, d,
+      "SELECT r.libs, t.text FROM run r JOIN run_variant v ON v.run_id = r.id"
+      " JOIN source_text t ON t.sha256 = v.text_sha256"
+      " WHERE r.source_hash = lower(?1) AND v.recipe = ?2 AND EXISTS (SELECT 1 FROM"
+      " measurement m WHERE m.run_id = r.id AND m.recipe = ?2)"
+      " ORDER BY r.measured_at DESC, r.id DESC LIMIT 1");
+  if (!st)
+    return NULL;
+  bind_text(st, 1, source_hash);
+  bind_text(st, 2, recipe);
+  int rc = sqlite3_step(st);
+  if (rc != SQLITE_ROW) {
+    if (rc != SQLITE_DONE)
+      sql_fail(db, d, "records database");
+    sqlite3_finalize(st);
+    return NULL;
+  }
+  return st;
+}
+
+char *rec_variant_source(rec_db *db, const char *source_hash, const char *recipe, size_t *n,
+                         diag *d) {
+  *n = 0;
+  sqlite3_stmt *st = newest_variant(db, source_hash, recipe, d);
+  if (!st)
+    return NULL;
+  const void *blob = sqlite3_column_blob(st, 1);
+  size_t len = (size_t)sqlite3_column_bytes(st, 1);
+  char *text = xmalloc(len + 1);
+  if (len)
+    memcpy(text, blob, len);
+  text[len] = '\0';
+  *n = len;
+  sqlite3_finalize(st);
+  return text;
+}
+
+const char *rec_variant_libs(rec_db *db, const char *source_hash, const char *recipe) {
+  sqlite3_stmt *st = newest_variant(db, source_hash, recipe, db->d);
+  if (!st)
+    return NULL;
+  const char *libs = col_text(db->strings, st, 0);
+  sqlite3_finalize(st);
+  return libs;
 }
 
 /* ------------------------------------------------------------------ dump */
@@ -1144,7 +1334,7 @@ static const char *cell(arena *a, sqlite3_stmt *st, int i) {
   return out;
 }
 
-/* The measurements of one run as a table with aligned columns (the reason last, as is). */
+/* The measurements of one run as a table with aligned columns (the reason last, unpadded). */
 static int dump_measurements(rec_db *db, sqlite3_int64 run, FILE *out) {
   static const char *const head[DUMP_COLS] = {
       "entry", "variant", "recipe", "binding", "kind", "status", "median_ms", "speedup", "95% CI",
@@ -1205,8 +1395,8 @@ static int dump_measurements(rec_db *db, sqlite3_int64 run, FILE *out) {
 }
 
 int rec_dump(rec_db *db, FILE *out) {
-  sqlite3_stmt *st = prepare(db, db->d,
-                             "SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM measurement)");
+  sqlite3_stmt *st =
+      prepare(db, db->d, "SELECT (SELECT count(*) FROM run), (SELECT count(*) FROM measurement)");
   if (!st)
     return 0;
   if (sqlite3_step(st) != SQLITE_ROW) {

@@ -43,19 +43,22 @@ typedef struct rec_choice {
   const char *runtime_version;    /* the CUDA runtime, "13.0" */
   const char *nvcc_version;       /* "Cuda compilation tools, release 13.0, V13.0.88" */
   const char *nvcc_flags;         /* the flags every variant was built with */
+  const char *libs;               /* the bundle's extra link flags, "-lcublas" (may be "") */
 } rec_choice;
 
-/* Opens (creating it and its schema when needed) the records database at path. Returns NULL
- * after reporting to d. d must outlive the result: rec_dump reports through it. A database
- * written by a newer kfuse (a higher schema version) is refused. */
+/* Opens the records database at path, creating it, the directories above it and its schema
+ * when needed. Returns NULL after reporting to d. d must outlive the result: rec_dump and
+ * rec_variant_libs report through it. A database of another schema version (a newer
+ * kfuse's) is refused. */
 rec_db *rec_open(const char *path, diag *d);
 /* Closes db; the strings of every rec_choice it filled go with it. NULL is ignored. */
 void rec_close(rec_db *db);
 
-/* Imports bundle_dir's manifest.txt, device.tsv and results.tsv in one transaction: a run
- * row, and one measurement row per results row (the newest run's row wins where a key was
- * measured before). Importing the same files again changes nothing. Returns 1, or 0 after
- * reporting `file:line: error:` to d, with nothing written. */
+/* Imports bundle_dir's manifest.txt, variant sources, device.tsv and results.tsv in one
+ * transaction: a run row, its variants with their sources, and one measurement row per
+ * results row (the newest run's row wins where a key was measured before). Importing the
+ * same files again changes nothing. Returns 1, or 0 after reporting `file:line: error:` to
+ * d, with nothing written. */
 int rec_import(rec_db *db, const char *bundle_dir, diag *d);
 
 /* Chooses the best recorded variant of entry in the reference source whose SHA-256 is
@@ -67,6 +70,24 @@ int rec_import(rec_db *db, const char *bundle_dir, diag *d);
  * or on a database error (reported to d). */
 int rec_best(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name,
              int sm_count, rec_choice *out, diag *d);
+
+/* The one GPU model the records hold measurements of source_hash on. NULL when they hold
+ * none or several (nothing reported), or on a database error (reported to d). The string
+ * belongs to db. */
+const char *rec_only_gpu(rec_db *db, const char *source_hash, diag *d);
+
+/* The source of the variant that recipe made from the reference whose SHA-256 is
+ * source_hash, as imported with the newest run that still has measurements of it; *n is its
+ * length in bytes. Returns a malloc'd copy with a NUL after it, for the caller to free;
+ * NULL when the records hold none (nothing reported) or on a database error (reported to
+ * d). */
+char *rec_variant_source(rec_db *db, const char *source_hash, const char *recipe, size_t *n,
+                         diag *d);
+
+/* The extra link flags (the manifest's `libs`) of that same run: "" when none, NULL when the
+ * records hold no such variant (or on a database error, reported to rec_open's diag). The
+ * string belongs to db. */
+const char *rec_variant_libs(rec_db *db, const char *source_hash, const char *recipe);
 
 /* Writes every run and its measurements to out as readable tables, oldest run first.
  * Returns 1, or 0 after reporting a database or write error (to rec_open's diag). */

@@ -31,6 +31,9 @@ config.substitutions.append(("%srcroot", config.kfuse_src_root))
 config.substitutions.append(("%nvcc", "nvcc -arch=sm_90"))
 config.substitutions.append(("%python", "python3"))
 
+# Tests never see the user's tuning records: the default location points at nothing.
+config.environment["KFUSE_RECORDS"] = os.path.join(config.test_exec_root, "no-such-records.db")
+
 if config.sanitized:
     config.available_features.add("asan")
     config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"

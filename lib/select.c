@@ -1,0 +1,277 @@
+/*
+ * select.c: the last phases of the one-shot compile: measure (when a GPU is here), then
+ * select from the tuning records and emit.
+ *
+ *   - With a GPU and kfuse-runner at hand, and variants to measure, the variants are
+ *     bundled, run, and the results imported into the records.
+ *   - Then, with or without a GPU, the records are asked for the best variant of the file
+ *     on the target GPU model: a variant replaces the reference only when every entry has a
+ *     record in which that same variant was verified on every binding and measured faster
+ *     on every tune binding. Its source becomes the output, under a header that says what
+ *     was applied and the evidence: GPU, driver, nvcc, the speedup with its interval, the
+ *     verification, when it was measured.
+ *   - Otherwise the input is written unchanged, and kfuse says why.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "pipeline.h"
+#include "records.h"
+
+/* Whether a CUDA GPU answers here (nvidia-smi -L lists one). */
+static int have_gpu(char *name, size_t n) {
+  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
+  if (!p)
+    return 0;
+  char line[256] = "";
+  int got = fgets(line, sizeof line, p) != NULL;
+  int rc = pclose(p);
+  if (!got || rc != 0)
+    return 0;
+  line[strcspn(line, "\r\n")] = 0;
+  snprintf(name, n, "%s", line);
+  return line[0] != 0;
+}
+
+/* kfuse-runner beside this kfuse, or $KFUSE_RUNNER. */
+static char *find_runner(const char *argv0) {
+  const char *env = getenv("KFUSE_RUNNER");
+  if (env && access(env, X_OK) == 0)
+    return strdup(env);
+  if (!argv0)
+    return NULL;
+  const char *slash = strrchr(argv0, '/');
+  if (!slash)
+    return NULL;
+  size_t n = (size_t)(slash - argv0);
+  char *p = xmalloc(n + 16);
+  snprintf(p, n + 16, "%.*s/kfuse-runner", (int)n, argv0);
+  if (access(p, X_OK) == 0)
+    return p;
+  free(p);
+  return NULL;
+}
+
+static int run_runner(const char *runner, const char *dir, diag *d) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot start kfuse-runner: %s", strerror(errno));
+    return 0;
+  }
+  if (pid == 0) {
+    execl(runner, runner, dir, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 1)) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse-runner %s failed (status %d)", dir,
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    return 0;
+  }
+  return 1;
+}
+
+const char *kfuse_default_records(void) {
+  const char *env = getenv("KFUSE_RECORDS");
+  if (env && *env)
+    return env;
+  static char path[4096];
+  const char *cache = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  if (cache && *cache)
+    snprintf(path, sizeof path, "%s/kfuse/records.db", cache);
+  else if (home && *home)
+    snprintf(path, sizeof path, "%s/.cache/kfuse/records.db", home);
+  else
+    snprintf(path, sizeof path, "kfuse-records.db");
+  return path;
+}
+
+/* Measures the variants of o on the GPU here and imports the results. */
+static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, diag *d) {
+  char *runner = find_runner(o->argv0);
+  if (!runner) {
+    diag_report(d, DIAG_WARNING, NULL, 0, 0, "a GPU is here but kfuse-runner was not found beside kfuse "
+                "(set KFUSE_RUNNER); nothing measured");
+    return 0;
+  }
+  char tmpl[] = "/tmp/kfuse-bundle-XXXXXX";
+  int ok = mkdtemp(tmpl) != NULL;
+  if (ok) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "%s/b", tmpl);
+    kfuse_options bo = *o;
+    bo.bundle_dir = dir;
+    ok = kfuse_bundle(&bo, d) == KFUSE_OK && run_runner(runner, dir, d) && rec_import(db, dir, d);
+    if (o->verbose)
+      fprintf(stderr, "kfuse: measured %d variant%s of %s in %s\n", o->nvariants,
+              o->nvariants == 1 ? "" : "s", m->path, dir);
+  }
+  free(runner);
+  return ok;
+}
+
+int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d) {
+  char gpu[256] = "";
+  int local_gpu = have_gpu(gpu, sizeof gpu);
+  const char *records = o->records ? o->records : kfuse_default_records();
+  if (!o->records && !local_gpu && access(records, F_OK) != 0) {
+    diag_report(d, DIAG_REMARK, m->path, 0, 0, "no GPU here and no tuning records (%s): output is the input [-Rselect]", records);
+    return 0;
+  }
+  rec_db *db = rec_open(records, d);
+  if (!db)
+    return -1;
+  if (local_gpu && o->nvariants)
+    measure(o, m, db, d);
+  else if (o->nvariants)
+    diag_report(d, DIAG_WARNING, NULL, 0, 0, "no GPU here: the variants were not measured; write a bundle "
+                "with --bundle and run kfuse-runner on a GPU host");
+  const char *target = o->target_gpu ? o->target_gpu : local_gpu ? gpu : NULL;
+  char hash[65];
+  bundle_sha256(m->text, m->size, hash);
+  if (!target)
+    target = rec_only_gpu(db, hash, d);
+  if (!target) {
+    diag_report(d, DIAG_REMARK, m->path, 0, 0, "no GPU here and no single GPU model in the records for "
+                "this source (use --target-gpu NAME): output is the input [-Rselect]");
+    rec_close(db);
+    return 0;
+  }
+  /* One variant must win for every entry: variants are whole files. */
+  rec_choice *ch = arena_alloc(m->arena, sizeof *ch * (size_t)(m->nentries + 1));
+  const char *why = NULL;
+  for (int i = 0; i < m->nentries && !why; i++) {
+    rec_best(db, hash, m->entries[i].name, target, 0, &ch[i], d);
+    if (!ch[i].found)
+      why = arena_printf(m->arena, "no variant of '%s' is recorded as verified and faster on %s",
+                         m->entries[i].name, target);
+    else if (i && strcmp(ch[i].recipe, ch[0].recipe))
+      why = arena_printf(m->arena, "the best variants of '%s' and '%s' differ (%s, %s)", m->entries[0].name,
+                         m->entries[i].name, ch[0].recipe, ch[i].recipe);
+  }
+  char *text = NULL;
+  size_t n = 0;
+  if (!why) {
+    /* The records keep every variant's source, so the bundle may be gone. */
+    text = rec_variant_source(db, hash, ch[0].recipe, &n, d);
+    if (!text)
+      why = arena_printf(m->arena, "the records hold no source for variant %s", ch[0].recipe);
+  }
+  if (why) {
+    diag_report(d, DIAG_REMARK, m->path, 0, 0, "%s: output is the input [-Rselect]", why);
+    rec_close(db);
+    return 0;
+  }
+  sb_printf(out, "// kfuse: applied %s (from the tuning records, %s)\n", ch[0].recipe, records);
+  for (int i = 0; i < m->nentries; i++) {
+    const rec_choice *c = &ch[i];
+    sb_printf(out, "// kfuse-result: %s: %.3gx faster [95%% CI %.3g, %.3g] on %d tune binding%s, verified on %d "
+                   "check binding%s and drawn shapes\n",
+              m->entries[i].name, c->speedup, c->ci_lo, c->ci_hi, c->ntune, c->ntune == 1 ? "" : "s", c->ncheck,
+              c->ncheck == 1 ? "" : "s");
+    sb_printf(out, "//   measured %s on %s (%d SMs, cc %s), driver %s, CUDA %s, %s\n", c->measured_at, c->gpu,
+              c->sm_count, c->compute_capability, c->driver_version, c->runtime_version, c->nvcc_version);
+  }
+  const char *libs = rec_variant_libs(db, hash, ch[0].recipe);
+  if (libs && *libs)
+    sb_printf(out, "// kfuse: link with %s\n", libs);
+  sb_putn(out, text, n);
+  if (o->verbose)
+    fprintf(stderr, "kfuse: %s: applied %s (%.3gx on %s)\n", m->path, ch[0].recipe, ch[0].speedup, ch[0].gpu);
+  free(text);
+  rec_close(db);
+  return 1;
+}
+
+
+/* Creates the directory of the default records database (~/.cache/kfuse) when missing. */
+static void ensure_parent(const char *path) {
+  char *p = strdup(path);
+  char *slash = p ? strrchr(p, '/') : NULL;
+  if (slash && slash != p) {
+    *slash = 0;
+    for (char *q = p + 1; *q; q++)
+      if (*q == '/') {
+        *q = 0;
+        mkdir(p, 0755);
+        *q = '/';
+      }
+    mkdir(p, 0755);
+  }
+  free(p);
+}
+
+kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d) {
+  /* The records name the bundle by its absolute path: the chosen variant's source is read
+   * from there when it is applied. */
+  char *abs = realpath(bundle_dir, NULL);
+  if (!abs) {
+    diag_report(d, DIAG_ERROR, bundle_dir, 0, 0, "cannot read bundle directory: %s", strerror(errno));
+    return KFUSE_INPUT_ERROR;
+  }
+  const char *path = records ? records : kfuse_default_records();
+  ensure_parent(path);
+  rec_db *db = rec_open(path, d);
+  if (!db) {
+    free(abs);
+    return KFUSE_INPUT_ERROR;
+  }
+  int ok = rec_import(db, abs, d);
+  free(abs);
+  rec_close(db);
+  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+}
+
+kfuse_status kfuse_show_records(const char *records, diag *d) {
+  rec_db *db = rec_open(records ? records : kfuse_default_records(), d);
+  if (!db)
+    return KFUSE_INPUT_ERROR;
+  int ok = rec_dump(db, stdout);
+  rec_close(db);
+  return ok ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
+}
+
+kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
+  char gpu[256];
+  if (!have_gpu(gpu, sizeof gpu)) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse check needs a GPU here; elsewhere write a bundle "
+                "(kfuse --bundle DIR %s --variant %s), run kfuse-runner DIR on a GPU host, and "
+                "kfuse --import DIR", o->input, cand);
+    return KFUSE_NO_GPU;
+  }
+  char *runner = find_runner(o->argv0);
+  if (!runner) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse-runner not found beside kfuse (set KFUSE_RUNNER)");
+    return KFUSE_NO_GPU;
+  }
+  char tmpl[] = "/tmp/kfuse-check-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    free(runner);
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot create a temporary directory: %s", strerror(errno));
+    return KFUSE_OUTPUT_ERROR;
+  }
+  char dir[64];
+  snprintf(dir, sizeof dir, "%s/b", tmpl);
+  const char *vs[1] = {cand};
+  kfuse_options bo = *o;
+  bo.bundle_dir = dir;
+  bo.variants = vs;
+  bo.nvariants = 1;
+  kfuse_status st = kfuse_bundle(&bo, d);
+  /* The runner prints the evidence: every binding's verdict, the times, the speedup and
+   * its interval. */
+  if (st == KFUSE_OK && !run_runner(runner, dir, d))
+    st = KFUSE_INPUT_ERROR;
+  if (st == KFUSE_OK && o->records)
+    st = kfuse_import(o->records, dir, d);
+  free(runner);
+  return st;
+}

@@ -1,0 +1,1 @@
+// Fixture for test/records (faster): not a real variant; recipe reference.

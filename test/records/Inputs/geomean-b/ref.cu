@@ -1,0 +1,1 @@
+// Fixture for test/records (geomean-b): not a real variant; recipe reference.

@@ -1,0 +1,1 @@
+// Fixture for test/records (slower): not a real variant; recipe user:v2.cu.

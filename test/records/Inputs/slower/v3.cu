@@ -1,0 +1,1 @@
+// Fixture for test/records (slower): not a real variant; recipe fuse.
