@@ -34,12 +34,13 @@ struct annot_set {
   int n, cap;
 };
 
-/* Compiles a pattern once; the patterns are constants, so a failure is kfuse's bug. */
+/* Compiles a pattern once; the patterns are constants, so a failure is kfuse's bug. They
+ * are ASCII and match bytes, not UTF-8: a comment in Latin-1 is no UTF-8, and PCRE2_UTF
+ * would make matching such a line an error. */
 static pcre2_code *rx(const char *pattern) {
   int errcode;
   PCRE2_SIZE erroff;
-  pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode,
-                                 &erroff, NULL);
+  pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0, &errcode, &erroff, NULL);
   if (!re)
     KFUSE_BUG("bad pattern %s at %zu", pattern, (size_t)erroff);
   return re;
@@ -287,7 +288,8 @@ annot_set *annot_scan(cxctx *c) {
       } else if (!in_skipped(&sk, off)) {
         annot_line *l = ARENA_PUSH(m->arena, as->lines, as->n, as->cap);
         unsigned dend = (unsigned)mt.ov[3];
-        while (dend > mt.ov[2] && strchr(" \t\r", m->text[off + dend - 1]))
+        while (dend > mt.ov[2] && (m->text[off + dend - 1] == ' ' || m->text[off + dend - 1] == '\t' ||
+                                   m->text[off + dend - 1] == '\r'))
           dend--;
         l->line = line;
         l->line_off = off;
@@ -434,8 +436,8 @@ static void check_name(void *ctx, const char *name, int pos) {
            "'%s' is not a scalar parameter; expressions are over the entry's scalars", name);
     nc->bad = 1;
   } else if (nc->int_only && ktype_is_float(kp->type)) {
-    /* A scalar of neither kind (a struct, a reference) was reported at the parameter by
-     * add_entry; naming it here is no second mistake. */
+    /* Only a floating scalar: one of neither kind (a struct, a reference) was reported at
+     * the parameter by add_entry, and naming it here is no second mistake. */
     err_at(nc->p, nc->base + (unsigned)pos, "'%s' is a floating parameter; an extent is an integer expression", name);
     nc->bad = 1;
   }
@@ -963,7 +965,10 @@ void annot_entry(annot_set *as, annot_lines lines, kentry *e, diag *d) {
   unsigned fcol = first->dir_off - first->line_off + 1;
   for (int i = 0; i < e->nparams; i++) {
     kparam *kp = &e->params[i];
-    if (kp->is_pointer && kp->role == KR_NONE && !notes[i].role_reported)
+    /* A pointer to what no buffer holds (pointers, structs) was reported at the
+     * parameter by add_entry; its missing role would be the same mistake again. */
+    int bad_pointee = kp->type != KT_VOID && !ktype_is_int(kp->type) && !ktype_is_float(kp->type);
+    if (kp->is_pointer && kp->role == KR_NONE && !notes[i].role_reported && !bad_pointee)
       diag_report(d, DIAG_ERROR, m->path, kp->role_loc.line ? kp->role_loc.line : e->name_loc.line,
                   kp->role_loc.line ? kp->role_loc.col : e->name_loc.col,
                   "pointer parameter '%s' of '%s' has no in, out or inout directive", kp->name, e->name);

@@ -227,7 +227,7 @@ tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
   struct CXUnsavedFile unsaved = {path, text, size};
   enum CXErrorCode ec = clang_parseTranslationUnit2(
       t->index, path, args, nargs, &unsaved, 1,
-      CXTranslationUnit_KeepGoing, &t->unit);
+      CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &t->unit);
   if (ec != CXError_Success || !t->unit) {
     diag_report(d, DIAG_ERROR, path, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
     tu_free(t);

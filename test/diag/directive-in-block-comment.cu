@@ -1,8 +1,5 @@
 // Directive-looking lines inside a /* */ comment are commented out, not unattached
 // directives.
-// XFAIL reason: kfuse finds directives by scanning the text line by line, so the lines
-// inside the block comment are "not attached to an entry" errors.
-// XFAIL: *
 // RUN: rm -f %t.out
 // RUN: %kfuse %s --passes= -o %t.out 2>&1 | FileCheck %s --allow-empty --implicit-check-not=error:
 // RUN: cmp %s %t.out

@@ -1,4 +1,5 @@
-// An extent that divides by zero on a binding is an error naming the binding's line.
+// An extent that divides by zero on a binding is an error at the '/', naming the binding's
+// line.
 // RUN: rm -f %t.out
 // RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
 // RUN: not test -e %t.out
@@ -12,7 +13,7 @@ __global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
 
 // kfuse: in  x float[N]
 // kfuse: out y float[N][N/(N-1024)]
-// CHECK: {{.*}}extent-division-by-zero.cu:[[@LINE-1]]:15: error: extent 2 of 'y' on the tune binding at line [[@LINE+1]]: division by zero
+// CHECK: {{.*}}extent-division-by-zero.cu:[[@LINE-1]]:27: error: extent 2 of 'y' on the tune binding at line [[@LINE+1]]: division by zero
 // kfuse: tune N=1024 alpha=2.0
 extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
   scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);

@@ -11,7 +11,7 @@ __global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
 }
 
 // kfuse: in  x float[99999999999999999999]
-// CHECK: {{.*}}extent-literal-out-of-range.cu:[[@LINE-1]]:23: error: malformed number
+// CHECK: {{.*}}extent-literal-out-of-range.cu:[[@LINE-1]]:23: error: integer literal out of range: too large for a 64-bit integer
 // kfuse: out y float[N]
 // kfuse: tune N=1024 alpha=2.0
 extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {

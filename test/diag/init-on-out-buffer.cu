@@ -1,7 +1,4 @@
 // init applies to in and inout buffers; on an out buffer it is an error at the init line.
-// XFAIL reason: kfuse reports this at the out directive (the line above, column 15), not
-// at the init line that is wrong.
-// XFAIL: *
 // RUN: rm -f %t.out
 // RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
 // RUN: not test -e %t.out

@@ -13,7 +13,7 @@ __global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
 // kfuse: in  x float[N]
 // kfuse: out y float[N]
 // kfuse: tune N=99999999999999999999 alpha=1
-// CHECK: {{.*}}literal-out-of-range.cu:[[@LINE-1]]:18: error: '99999999999999999999' is not a C numeric literal
+// CHECK: {{.*}}literal-out-of-range.cu:[[@LINE-1]]:18: error: '99999999999999999999' is out of range: too large for a 64-bit integer
 extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
   scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
 }

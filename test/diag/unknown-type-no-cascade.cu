@@ -1,8 +1,5 @@
 // A directive rejected for its type should not also leave its pointer reported as having
 // no role: one mistake, one error.
-// XFAIL reason: kfuse also reports "pointer parameter 'x' of 'scale' has no in, out or
-// inout directive" at the signature.
-// XFAIL: *
 // RUN: rm -f %t.out
 // RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
 // RUN: not test -e %t.out

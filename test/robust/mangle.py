@@ -448,9 +448,9 @@ def main():
         return 2
     global MUTATIONS
     if args.only:
-        MUTATIONS = [(f, w) for f, w in MUTATIONS if args.only in f.__name__]
+        MUTATIONS = [(f, w) for f, w in MUTATIONS if args.only.replace("-", "_") in f.__name__]
     if args.skip:
-        MUTATIONS = [(f, w) for f, w in MUTATIONS if args.skip not in f.__name__]
+        MUTATIONS = [(f, w) for f, w in MUTATIONS if args.skip.replace("-", "_") not in f.__name__]
     if not MUTATIONS:
         print("mangle: --only and --skip leave no mutation", file=sys.stderr)
         return 2

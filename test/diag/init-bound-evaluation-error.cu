@@ -1,0 +1,21 @@
+// An init bound that fails to evaluate on a binding is an error at the failing operator
+// in the init line, naming the binding's line.
+// RUN: rm -f %t.out
+// RUN: not %kfuse %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not=error:
+// RUN: not test -e %t.out
+
+#include <cuda_runtime.h>
+
+__global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = alpha * x[i];
+}
+
+// kfuse: in  x float[N]
+// kfuse: out y float[N]
+// kfuse: init x uniform(0, N/(N-1024))
+// CHECK: {{.*}}init-bound-evaluation-error.cu:[[@LINE-1]]:30: error: init bound of 'x' on the tune binding at line [[@LINE+1]]: division by zero
+// kfuse: tune N=1024 alpha=2.0
+extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
+  scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);
+}
