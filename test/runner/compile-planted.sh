@@ -15,7 +15,7 @@ flags="-arch=sm_90 -shared -Xcompiler -fPIC -cudart shared -lcublas"
 jobs=()
 for ref in "$planted"/Inputs/*/; do
   name=$(basename "$ref")
-  cp -r "$ref" "$work/$name"
+  cp -rL "$ref" "$work/$name"
   jobs+=("$work/$name ref")
 done
 for variant in "$planted"/*.cu "$planted"/../timing/*.cu; do
@@ -23,7 +23,7 @@ for variant in "$planted"/*.cu "$planted"/../timing/*.cu; do
   ref=$(sed -n 's|.*%bundles/\([a-z_]*\) .*|\1|p' "$variant" | head -n 1)
   stem=$(basename "$variant" .cu)
   dir="$work/$stem"
-  cp -r "$planted/Inputs/$ref" "$dir"
+  cp -rL "$planted/Inputs/$ref" "$dir"
   cp "$variant" "$dir/v1.cu"
   sed 's/"ref\.cu"/"v1.cu"/' "$dir/ref.shim.cu" > "$dir/v1.shim.cu"
   jobs+=("$dir v1")

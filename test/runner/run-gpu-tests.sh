@@ -50,7 +50,7 @@ export PATH="$work/bin:$PATH"
 echo "== building the reference bundles"
 for ref in "$here"/planted/Inputs/*/; do
   name=$(basename "$ref")
-  cp -r "$ref" "$work/bundles/$name"
+  cp -rL "$ref" "$work/bundles/$name"
   if ! "$runner" --only ref --no-time "$work/bundles/$name" >"$work/bundles/$name.log" 2>&1; then
     cat "$work/bundles/$name.log"
     echo "the reference bundle $name does not build or verify"

@@ -1,5 +1,5 @@
 // REQUIRES: gpu
-// RUN: rm -rf %t && cp -rp %bundles/linear_relu %t && cp %s %t/v1.cu
+// RUN: rm -rf %t && cp -rpL %bundles/linear_relu %t && cp %s %t/v1.cu
 // RUN: sed 's/"ref\.cu"/"v1.cu"/' %t/ref.shim.cu > %t/v1.shim.cu
 // RUN: %kfuse-runner --no-time %t
 // RUN: awk -F'\t' '$1 == "v1" { print $2, $4, $5 }' %t/results.tsv | FileCheck %s

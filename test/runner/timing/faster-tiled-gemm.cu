@@ -1,5 +1,5 @@
 // REQUIRES: gpu
-// RUN: rm -rf %t && cp -rp %bundles/linear_relu %t && cp %s %t/v1.cu
+// RUN: rm -rf %t && cp -rpL %bundles/linear_relu %t && cp %s %t/v1.cu
 // RUN: sed 's/"ref\.cu"/"v1.cu"/' %t/ref.shim.cu > %t/v1.shim.cu
 // RUN: %kfuse-runner %t | FileCheck --check-prefix=SUMMARY %s
 // RUN: awk -F'\t' '$14 == "tune" { print $1, $4, $9, ($6 > 0), ($7 <= $6), ($6 <= $8), ($13 >= 0) }' %t/results.tsv | FileCheck --check-prefix=TIMES %s
