@@ -135,14 +135,6 @@ static void trace_arg(seqctx *s, CXCursor a, karg *out) {
       }
     if (clang_getCursorKind(d) == CXCursor_ParmDecl && !s->env) {
       for (int i = 0; i < s->e->nparams; i++) {
-        kloc pl;
-        if (s->e->params[i].is_pointer && s->e->params[i].role_loc.line &&
-            !strcmp(s->e->params[i].name, cx_spelling(c, d))) {
-          (void)pl;
-          out->ref = KREF_PARAM;
-          out->buffer = i;
-          return;
-        }
         if (s->e->params[i].is_pointer && !strcmp(s->e->params[i].name, cx_spelling(c, d))) {
           out->ref = KREF_PARAM;
           out->buffer = i;
