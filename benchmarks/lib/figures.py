@@ -108,6 +108,35 @@ def summarize(records):
     return out
 
 
+REPEAT_VARIANTS = ("ref", "kfuse", "eager", "compile", "max-autotune")
+REPEAT_BANDS = (0.02, 0.05, 0.10)
+
+
+def repeat(records, again):
+    """How far a repeated run's times are from the first run's, problem by problem: for each
+    variant timed in both, {"n": problems, "median": median of again/first, "min", "max"
+    (ratio, problem), "within": {band: share with |ratio - 1| <= band}, "outside":
+    [(problem, ratio)] beyond the widest band's half (5%)}. Only problems in both count."""
+    first = {r["problem"]: r for r in problems(records)}
+    out = {}
+    for variant in REPEAT_VARIANTS:
+        ratios = []
+        for r in problems(again):
+            a, b = ms(first.get(r["problem"], {}), variant), ms(r, variant)
+            if a and b:
+                ratios.append((b / a, r["problem"]))
+        if not ratios:
+            continue
+        ratios.sort()
+        qs = [q for q, _ in ratios]
+        out[variant] = {"n": len(ratios), "median": median(qs),
+                        "min": ratios[0], "max": ratios[-1],
+                        "within": {band: sum(1 for q in qs if abs(q - 1) <= band) / len(qs)
+                                   for band in REPEAT_BANDS},
+                        "outside": [(p, q) for q, p in ratios if abs(q - 1) > 0.05]}
+    return out
+
+
 def speedups(rec):
     """Per-problem speedups, stored in each record for convenience."""
     out = {}

@@ -91,7 +91,7 @@ def _md_escape(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(records, source="", plot_path=None):
+def markdown(records, source="", plot_path=None, repeat=None):
     """The Markdown report: the runs' facts, the figures, then one row a problem."""
     recs = F.problems(records)
     runs = [r for r in records if r.get("type") == "run"]
@@ -155,12 +155,33 @@ def markdown(records, source="", plot_path=None):
             out.append("- `%s`: %s: %s" % (r["problem"], r.get("status"),
                                            _md_escape((r.get("error") or "")[:300])))
         out.append("")
+    if repeat:
+        out += repeat_markdown(*repeat)
     out += ["Timing: CUDA events around one call, L2 flushed before each, median of 30 to 100 "
             "calls (5 or more above 100 ms). Speedup = baseline ms / subject ms. fast_p: share "
             "of problems with a baseline time whose subject is correct and more than p times "
             "faster. Floor = max(bytes / copy bandwidth, FLOPs / matrix rate); FLOPs count "
             "matrix products and convolutions only. See docs/benchmark.md.", ""]
     return "\n".join(out)
+
+
+def repeat_markdown(rep, first, again):
+    """The repeatability table of figures.repeat()."""
+    out = ["## Repeatability", "",
+           "The same problems timed again (`%s`) against the first run (`%s`): the ratio of "
+           "the two medians, again / first." % (again, first), "",
+           "| variant | problems | median ratio | within 2% | within 5% | within 10% | lowest | highest | beyond 5% |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for variant, r in rep.items():
+        out.append("| %s |" % " | ".join(_md_escape(c) for c in (
+            variant, r["n"], "%.3f" % r["median"],
+            *(F.fmt_pct(r["within"][b]) for b in F.REPEAT_BANDS),
+            "%.3f (%s)" % r["min"], "%.3f (%s)" % r["max"],
+            ", ".join("%s %.3f" % (p, q) for p, q in r["outside"]) or "-")))
+    if not rep:
+        out.append("| - | 0 | - | - | - | - | - | - | no problem timed in both |")
+    out.append("")
+    return out
 
 
 def _num(x):

@@ -94,6 +94,26 @@ class Figures(unittest.TestCase):
         self.assertAlmostEqual(s["subjects"]["ref"]["vs"]["eager"]["geomean"], 2.0)
         self.assertIn("ref vs eager", render.plot_series(recs)[1])
 
+    def test_repeat_by_hand(self):
+        # again/first for ref: 001_a 2.18/2.0 = 1.09, 002_b 4.04/4.0 = 1.01, 004_d 3.0/3.0 = 1;
+        # 003_c is not in the repeat, 005_e is not in the first run.
+        again = [synthetic_problem("001_a", 2.18, None, 2.0, 1.5),
+                 synthetic_problem("002_b", 4.04, None, 2.0, 8.0),
+                 synthetic_problem("004_d", 3.0, None, 3.0, None),
+                 synthetic_problem("005_e", 1.0, None, 1.0, 1.0)]
+        rep = figures.repeat(synthetic_records(), again)
+        r = rep["ref"]
+        self.assertEqual(r["n"], 3)
+        self.assertAlmostEqual(r["median"], 1.01)
+        self.assertEqual(r["max"][1], "level1/001_a")
+        self.assertAlmostEqual(r["within"][0.02], 2 / 3)
+        self.assertAlmostEqual(r["within"][0.10], 1.0)
+        self.assertEqual([p for p, _ in r["outside"]], ["level1/001_a"])
+        self.assertNotIn("kfuse", rep)             # no kfuse time in the repeat
+        self.assertEqual(rep["compile"]["n"], 2)   # 004_d has no compile time in either
+        md = "\n".join(render.repeat_markdown(rep, "first.jsonl", "again.jsonl"))
+        self.assertIn("| ref | 3 | 1.010 | 67% | 67% | 100% |", md)
+
     def test_text_table(self):
         text = render.text_table(synthetic_records())
         self.assertIn("level1/003_c", text)
@@ -142,6 +162,21 @@ class ReportScript(unittest.TestCase):
         # one point per correct problem and baseline: eager 3 (001, 002, 004), compile 2
         self.assertEqual(len(dom.getElementsByTagName("circle")), 3 + 2 + len(series))
         self.assertIn("level1/004_d", doc)
+
+    def test_repeat_option(self):
+        again = os.path.join(self.dir, "SYNTHETIC-again.jsonl")
+        with open(again, "w") as f:
+            f.write(json.dumps(synthetic_problem("001_a", 1.0, None, 2.0, 1.5)) + "\n")
+        out = subprocess.run([sys.executable, REPORT, self.results, "-o", "-", "--repeat", again],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("## Repeatability", out.stdout)
+        self.assertIn("| ref | 1 | 0.500 | 0% | 0% | 0% |", out.stdout)
+        missing = subprocess.run([sys.executable, REPORT, self.results, "--repeat",
+                                  os.path.join(self.dir, "none.jsonl")],
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("no such file", missing.stderr)
 
     def test_markdown_to_stdout(self):
         out = subprocess.run([sys.executable, REPORT, self.results, "-o", "-"],
