@@ -122,8 +122,16 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d) 
   char gpu[256] = "";
   int local_gpu = have_gpu(gpu, sizeof gpu);
   const char *records = o->records ? o->records : kfuse_default_records();
-  if (!o->records && !local_gpu && access(records, F_OK) != 0) {
-    diag_report(d, DIAG_REMARK, m->path, 0, 0, "no GPU here and no tuning records (%s): output is the input [-Rselect]", records);
+  if (!local_gpu && o->nvariants)
+    diag_report(d, DIAG_WARNING, NULL, 0, 0, "no GPU here: the variants were not measured; write a bundle "
+                "with --bundle and run kfuse-runner on a GPU host");
+  /* Without a GPU nothing is measured, so nothing would be written: a missing database is
+   * not created. One named by --records is worth a warning (a mistyped path, most likely). */
+  if (!local_gpu && access(records, F_OK) != 0) {
+    if (o->records)
+      diag_report(d, DIAG_WARNING, m->path, 0, 0, "no records database at %s: output is the input", records);
+    else
+      diag_report(d, DIAG_REMARK, m->path, 0, 0, "no GPU here and no tuning records (%s): output is the input [-Rselect]", records);
     return 0;
   }
   rec_db *db = rec_open(records, d);
@@ -131,9 +139,6 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d) 
     return -1;
   if (local_gpu && o->nvariants)
     measure(o, m, db, d);
-  else if (o->nvariants)
-    diag_report(d, DIAG_WARNING, NULL, 0, 0, "no GPU here: the variants were not measured; write a bundle "
-                "with --bundle and run kfuse-runner on a GPU host");
   const char *target = o->target_gpu ? o->target_gpu : local_gpu ? gpu : NULL;
   char hash[65];
   bundle_sha256(m->text, m->size, hash);
