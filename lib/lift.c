@@ -288,20 +288,71 @@ static int subscript_base(lifter *L, CXCursor base, int *param, int *var) {
   return 0;
 }
 
+static kexpr *add_exprs(lifter *L, kexpr *a, kexpr *b, kop op);
+
+/* An integer literal made by kfuse (an extent in a flattened index). */
+static kexpr *int_literal(lifter *L, kexpr *like, long long v) {
+  kexpr *e = arena_alloc(L->c->a, sizeof *e);
+  *e = *like;
+  e->kind = KE_INT;
+  e->ival = v;
+  e->text = arena_printf(L->c->a, "%lld", v);
+  e->type = KT_I32;
+  e->type_spelling = "int";
+  e->a = e->b = e->c = NULL;
+  e->nargs = 0;
+  e->args = NULL;
+  e->param = e->var = e->access = -1;
+  return e;
+}
+
+/* buffer[i], or a[i][j]... of a multi-dimensional array, whose indices are flattened
+ * row-major into one: (i * M + j) * ... The subscripts are read from the outermost (the
+ * last index) inwards to the array. */
 static kexpr *lift_subscript(lifter *L, CXCursor k) {
-  cxlist ch = expr_children(L, k);
-  if (ch.n != 2) {
-    opaque(L, k, "subscript kfuse cannot read");
-    return NULL;
+  CXCursor idx[KFUSE_MAX_ARRAY_DIMS];
+  int n = 0;
+  CXCursor cur = k;
+  for (;;) {
+    cxlist ch = expr_children(L, cur);
+    if (ch.n != 2) {
+      opaque(L, cur, "subscript kfuse cannot read");
+      return NULL;
+    }
+    if (n == KFUSE_MAX_ARRAY_DIMS) {
+      opaque(L, k, "subscript of more than %d dimensions", KFUSE_MAX_ARRAY_DIMS);
+      return NULL;
+    }
+    idx[n++] = ch.v[1];
+    CXCursor base = cx_strip(L->c, ch.v[0]);
+    if (clang_getCursorKind(base) != CXCursor_ArraySubscriptExpr) {
+      cur = ch.v[0];
+      break;
+    }
+    cur = base;
   }
   int param, var;
-  if (!subscript_base(L, ch.v[0], &param, &var))
+  if (!subscript_base(L, cur, &param, &var))
     return NULL;
+  int ndims = var >= 0 && param < 0 && L->k->vars[var].ndims > 1 ? L->k->vars[var].ndims : 1;
+  if (n != ndims) {
+    opaque(L, k, "%s of %d-dimensional array '%s'", n < ndims ? "partial subscript" : "subscript",
+           ndims, var >= 0 ? L->k->vars[var].name : L->k->params[param].name);
+    return NULL;
+  }
   kexpr *e = new_expr(L, KE_LOAD, k);
   e->param = param;
   e->var = var;
-  e->a = lift_expr(L, ch.v[1]);
-  return e->a ? e : NULL;
+  for (int i = n - 1; i >= 0; i--) {
+    kexpr *x = lift_expr(L, idx[i]);
+    if (!x)
+      return NULL;
+    if (i < n - 1)
+      x = add_exprs(L, add_exprs(L, e->a, int_literal(L, x, L->k->vars[var].dims[n - 1 - i]), KO_MUL),
+                    x, KO_ADD);
+    e->a = x;
+  }
+  return e;
 }
 
 /* An overloaded operator of the half and bfloat16 types: `a + b` on __half is a call of
@@ -633,11 +684,25 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
     opaque(L, var, "__shared__ variable '%s' with an initializer", cx_spelling(L->c, var));
     return NULL;
   }
-  if (is_array && clang_getNumElements(canon) >= 0 &&
-      clang_getCanonicalType(clang_getElementType(canon)).kind == CXType_ConstantArray) {
-    opaque(L, var, "multi-dimensional array '%s'", cx_spelling(L->c, var));
-    return NULL;
+  /* A multi-dimensional array needs constant extents (T a[N][M]...): kfuse flattens it. */
+  long long dims[KFUSE_MAX_ARRAY_DIMS];
+  int ndims = 0, dependent = 0;
+  for (CXType at = canon; at.kind == CXType_ConstantArray || at.kind == CXType_IncompleteArray ||
+                          at.kind == CXType_DependentSizedArray || at.kind == CXType_VariableArray;
+       at = clang_getCanonicalType(clang_getArrayElementType(at))) {
+    if (ndims == KFUSE_MAX_ARRAY_DIMS) {
+      opaque(L, var, "array '%s' of more than %d dimensions", cx_spelling(L->c, var), KFUSE_MAX_ARRAY_DIMS);
+      return NULL;
+    }
+    dependent |= at.kind == CXType_DependentSizedArray;
+    dims[ndims++] = at.kind == CXType_ConstantArray ? clang_getArraySize(at) : -1;
   }
+  for (int i = 0; ndims > 1 && i < ndims; i++)
+    if (dims[i] <= 0) {
+      opaque(L, var, "multi-dimensional array '%s' whose extents %s", cx_spelling(L->c, var),
+             dependent ? "depend on a template parameter" : "are not all constant");
+      return NULL;
+    }
   if (is_array && has_init) {
     opaque(L, var, "array '%s' with an initializer", cx_spelling(L->c, var));
     return NULL;
@@ -679,9 +744,19 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
   }
   if (is_array) {
     CXType elem = clang_getArrayElementType(t);
+    for (int i = 1; i < ndims; i++)
+      elem = clang_getArrayElementType(elem);
     kv->type = cx_ktype(elem);
     kv->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(elem));
     long long n = clang_getArraySize(canon);
+    kv->ndims = ndims;
+    if (ndims > 1) {
+      kv->dims = arena_alloc(L->c->a, sizeof *kv->dims * (size_t)ndims);
+      for (int i = 0; i < ndims; i++) {
+        kv->dims[i] = dims[i];
+        n = i ? n * dims[i] : dims[i];
+      }
+    }
     kv->size = n >= 0 ? arena_printf(L->c->a, "%lld", n) : NULL;
     if (shared)
       L->k->uses_shared = 1;

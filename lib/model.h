@@ -184,6 +184,8 @@ typedef enum kbuiltin {
 } kbuiltin;
 const char *kbuiltin_name(kbuiltin b); /* "threadIdx.x", ... */
 
+#define KFUSE_MAX_ARRAY_DIMS 8 /* dimensions of a local or shared array kfuse lifts */
+
 typedef enum kvar_kind {
   KV_LOCAL,       /* a scalar local of the kernel */
   KV_LOOP,        /* a loop's induction variable */
@@ -197,7 +199,10 @@ typedef struct kvar {
   kvar_kind kind;
   ktype type;
   const char *type_spelling;
-  const char *size;           /* arrays: extent as written */
+  const char *size;           /* arrays: extent as written; of a multi-dimensional array,
+                               * its element count (indices are flattened, row-major) */
+  int ndims;                  /* arrays: dimensions (1 unless declared T a[N][M]...) */
+  long long *dims;            /* ndims > 1: the extent of each dimension */
   int nassign;                /* assignments after its declaration (0: single definition) */
   struct kexpr *init;         /* initial value, when declared with one */
   int is_const;
