@@ -754,7 +754,12 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
       kv->dims = arena_alloc(L->c->a, sizeof *kv->dims * (size_t)ndims);
       for (int i = 0; i < ndims; i++) {
         kv->dims[i] = dims[i];
-        n = i ? n * dims[i] : dims[i];
+        if (i && __builtin_mul_overflow(n, dims[i], &n)) {
+          opaque(L, var, "array '%s' with more elements than kfuse can count", cx_spelling(L->c, var));
+          return NULL;
+        }
+        if (!i)
+          n = dims[i];
       }
     }
     kv->size = n >= 0 ? arena_printf(L->c->a, "%lld", n) : NULL;
