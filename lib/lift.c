@@ -355,6 +355,64 @@ static kexpr *lift_subscript(lifter *L, CXCursor k) {
   return e;
 }
 
+/* Splits a pointer expression as written into a buffer pointer (a pointer parameter, or
+ * a pointer local into one) and an element offset (NULL for none): `p + i - 1` is p with
+ * offset i - 1. Unlike split_pointer, the offset keeps the source's terms. */
+static int pointer_and_offset(lifter *L, kexpr *e, int *param, int *var, kexpr **offset) {
+  while (e->kind == KE_CAST)
+    e = e->a;
+  if (e->kind == KE_PARAM && L->k->params[e->param].is_pointer) {
+    *param = e->param;
+    *var = -1;
+    *offset = NULL;
+    return 1;
+  }
+  if (e->kind == KE_VAR && L->var_base[e->var] >= 0) {
+    *param = L->var_base[e->var];
+    *var = e->var;
+    *offset = NULL;
+    return 1;
+  }
+  if (e->kind != KE_BINARY || (e->op != KO_ADD && e->op != KO_SUB))
+    return 0;
+  if (pointer_and_offset(L, e->a, param, var, offset)) {
+    *offset = *offset ? add_exprs(L, *offset, e->b, e->op)
+              : e->op == KO_ADD ? e->b : NULL;
+    return *offset != NULL || e->op == KO_ADD;
+  }
+  if (e->op == KO_ADD && pointer_and_offset(L, e->b, param, var, offset)) {
+    *offset = *offset ? add_exprs(L, e->a, *offset, KO_ADD) : e->a;
+    return 1;
+  }
+  return 0;
+}
+
+/* The element a pointer expression points at, as a KE_LOAD of buffer[index] (`p` is
+ * p[0], `p + i` and `i + p` are p[i]); NULL when it is not a buffer pointer plus an
+ * offset. `at` is the dereference (its type, its position). */
+static kexpr *pointee(lifter *L, kexpr *ptr, CXCursor at) {
+  int param, var;
+  kexpr *offset;
+  if (!ptr || !pointer_and_offset(L, ptr, &param, &var, &offset))
+    return NULL;
+  kexpr *e = new_expr(L, KE_LOAD, at);
+  e->param = param;
+  e->var = var;
+  e->a = offset ? offset : int_literal(L, e, 0);
+  return e;
+}
+
+static kexpr *lift_deref(lifter *L, CXCursor k) {
+  cxlist ch = expr_children(L, k);
+  kexpr *ptr = ch.n == 1 ? lift_expr(L, ch.v[0]) : NULL;
+  if (!ptr)
+    return NULL;
+  kexpr *e = pointee(L, ptr, k);
+  if (!e)
+    opaque(L, k, "dereference of something other than a buffer pointer or a buffer pointer plus an offset");
+  return e;
+}
+
 /* An overloaded operator of the half and bfloat16 types: `a + b` on __half is a call of
  * operator+. Children: lhs, the operator's reference, rhs (unary: the reference, operand). */
 static kexpr *lift_operator_call(lifter *L, CXCursor k, const char *op, cxlist ch) {
@@ -557,9 +615,12 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
     case CXUnaryOperator_PreInc: case CXUnaryOperator_PreDec:
       opaque(L, k, "increment or decrement inside an expression");
       return NULL;
-    case CXUnaryOperator_Deref:
-      opaque(L, k, "pointer dereference");
-      return NULL;
+    case CXUnaryOperator_Deref: {
+      kexpr *e = lift_deref(L, k);
+      if (e)
+        record_access(L, e, NULL, e->param, e->var, e->a, 0, 0, e->pos);
+      return e;
+    }
     default:
       opaque(L, k, "unary operator '%s'",
              cx_str(L->c->a, clang_getUnaryOperatorKindSpelling(op)));
@@ -845,8 +906,10 @@ static kstmt *lift_expr_stmt(lifter *L, CXCursor k) {
         lhs = cx_strip(L->c, pc.v[0]);
       }
       enum CXCursorKind lk = clang_getCursorKind(lhs);
-      if (lk == CXCursor_ArraySubscriptExpr) {
-        kexpr *ld = lift_subscript(L, lhs);
+      int deref = lk == CXCursor_UnaryOperator &&
+                  clang_getCursorUnaryOperatorKind(lhs) == CXUnaryOperator_Deref;
+      if (lk == CXCursor_ArraySubscriptExpr || deref) {
+        kexpr *ld = deref ? lift_deref(L, lhs) : lift_subscript(L, lhs);
         if (!ld)
           return NULL;
         kstmt *st = new_stmt(L, KST_STORE, s);
@@ -928,9 +991,12 @@ static kstmt *lift_expr_stmt(lifter *L, CXCursor k) {
       kexpr *target = lift_expr(L, ch.v[1]);
       if (!target)
         return NULL;
-      if (target->kind != KE_ADDR) {
-        opaque(L, s, "atomic on something other than &buffer[index]");
-        return NULL;
+      if (target->kind != KE_ADDR) { /* atomicAdd(p, v), atomicAdd(p + i, v) */
+        target = pointee(L, target, s);
+        if (!target) {
+          opaque(L, s, "atomic on something other than &buffer[index] or a buffer pointer plus an offset");
+          return NULL;
+        }
       }
       kstmt *st = new_stmt(L, KST_ATOMIC, s);
       st->text = name;
