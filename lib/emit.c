@@ -7,6 +7,7 @@
  */
 #include "emit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "print.h"
@@ -277,6 +278,13 @@ void emit_model_text(const kmodel *m, strbuf *b) {
 }
 
 /* ---------------------------------------------------------------- JSON */
+/* A JSON writer that places the commas: each value written inside an object or array
+ * after the first is preceded by one. `key` is NULL inside an array. */
+typedef struct jw {
+  strbuf *b;
+  int depth, cap;
+  unsigned char *first; /* per open object/array: no value written yet */
+} jw;
 
 static void js_str(strbuf *b, const char *s) {
   if (!s) {
@@ -300,13 +308,37 @@ static void js_str(strbuf *b, const char *s) {
   sb_putc(b, '"');
 }
 
-static void js_key(strbuf *b, const char *k, int *first) {
-  if (!*first)
-    sb_putc(b, ',');
-  *first = 0;
-  js_str(b, k);
-  sb_putc(b, ':');
+/* Starts a value: the comma before it, and its key inside an object. */
+static strbuf *jw_value(jw *w, const char *key) {
+  if (w->depth) {
+    if (!w->first[w->depth - 1])
+      sb_putc(w->b, ',');
+    w->first[w->depth - 1] = 0;
+  }
+  if (key) {
+    js_str(w->b, key);
+    sb_putc(w->b, ':');
+  }
+  return w->b;
 }
+
+static void jw_open(jw *w, const char *key, char bracket) {
+  sb_putc(jw_value(w, key), bracket);
+  if (w->depth == w->cap) { /* host loops and conditions nest steps without a bound */
+    w->cap = w->cap ? 2 * w->cap : 16;
+    w->first = xrealloc(w->first, (size_t)w->cap);
+  }
+  w->first[w->depth++] = 1;
+}
+
+static void jw_close(jw *w, char bracket) {
+  w->depth--;
+  sb_putc(w->b, bracket);
+}
+
+static void jw_str(jw *w, const char *key, const char *s) { js_str(jw_value(w, key), s); }
+static void jw_int(jw *w, const char *key, long long v) { sb_printf(jw_value(w, key), "%lld", v); }
+static void jw_bool(jw *w, const char *key, int v) { sb_puts(jw_value(w, key), v ? "true" : "false"); }
 
 static const char *expr_string(const kkernel *k, const kexpr *e, arena *a) {
   strbuf t = {0};
@@ -316,264 +348,166 @@ static const char *expr_string(const kkernel *k, const kexpr *e, arena *a) {
   return r;
 }
 
-static void json_steps(const kentry *e, const kstep *v, int n, const kstep **all, strbuf *b, arena *ar) {
-  sb_putc(b, '[');
+static void json_steps(jw *w, const char *key, const kentry *e, const kstep *v, int n,
+                       const kstep **all, arena *ar) {
+  jw_open(w, key, '[');
   for (int i = 0; i < n; i++) {
     const kstep *s = &v[i];
-    int f = 1;
-    if (i)
-      sb_putc(b, ',');
-    sb_putc(b, '{');
-    js_key(b, "index", &f);
-    sb_printf(b, "%d", s->index);
-    js_key(b, "kind", &f);
-    js_str(b, step_names[s->kind]);
-    js_key(b, "line", &f);
-    sb_printf(b, "%u", s->loc.line);
-    js_key(b, "callee", &f);
-    js_str(b, s->callee);
+    jw_open(w, NULL, '{');
+    jw_int(w, "index", s->index);
+    jw_str(w, "kind", step_names[s->kind]);
+    jw_int(w, "line", s->loc.line);
+    jw_str(w, "callee", s->callee);
     if (s->kind == KS_LAUNCH) {
-      js_key(b, "grid", &f);
-      js_str(b, s->grid);
-      js_key(b, "block", &f);
-      js_str(b, s->block);
-      js_key(b, "smem", &f);
-      js_str(b, s->smem);
-      js_key(b, "stream", &f);
-      js_str(b, s->stream);
+      jw_str(w, "grid", s->grid);
+      jw_str(w, "block", s->block);
+      jw_str(w, "smem", s->smem);
+      jw_str(w, "stream", s->stream);
     }
     if (s->kind == KS_ALLOC || s->kind == KS_FREE) {
-      js_key(b, "var", &f);
-      js_str(b, s->var);
-      js_key(b, "size", &f);
-      js_str(b, s->size);
+      jw_str(w, "var", s->var);
+      jw_str(w, "size", s->size);
     }
-    if (s->kind == KS_LOOP || s->kind == KS_COND) {
-      js_key(b, "header", &f);
-      js_str(b, s->header);
-    }
-    js_key(b, "args", &f);
-    sb_putc(b, '[');
+    if (s->kind == KS_LOOP || s->kind == KS_COND)
+      jw_str(w, "header", s->header);
+    jw_open(w, "args", '[');
     for (int j = 0; j < s->nargs; j++) {
       const karg *a = &s->args[j];
-      int g = 1;
-      if (j)
-        sb_putc(b, ',');
-      sb_putc(b, '{');
-      js_key(b, "text", &g);
-      js_str(b, a->text);
-      js_key(b, "buffer", &g);
-      js_str(b, buffer_name(e, all, a, ar));
-      js_key(b, "reads", &g);
-      sb_puts(b, a->reads ? "true" : "false");
-      js_key(b, "writes", &g);
-      sb_puts(b, a->writes ? "true" : "false");
-      sb_putc(b, '}');
+      jw_open(w, NULL, '{');
+      jw_str(w, "text", a->text);
+      jw_str(w, "buffer", buffer_name(e, all, a, ar));
+      jw_bool(w, "reads", a->reads);
+      jw_bool(w, "writes", a->writes);
+      jw_close(w, '}');
     }
-    sb_putc(b, ']');
-    if (s->nbody) {
-      js_key(b, "body", &f);
-      json_steps(e, s->body, s->nbody, all, b, ar);
-    }
-    if (s->norelse) {
-      js_key(b, "else", &f);
-      json_steps(e, s->orelse, s->norelse, all, b, ar);
-    }
-    sb_putc(b, '}');
+    jw_close(w, ']');
+    if (s->nbody)
+      json_steps(w, "body", e, s->body, s->nbody, all, ar);
+    if (s->norelse)
+      json_steps(w, "else", e, s->orelse, s->norelse, all, ar);
+    jw_close(w, '}');
   }
-  sb_putc(b, ']');
+  jw_close(w, ']');
 }
 
-static void json_entry(const kmodel *m, const kentry *e, strbuf *b) {
-  int f = 1;
-  sb_putc(b, '{');
-  js_key(b, "name", &f);
-  js_str(b, e->name);
-  js_key(b, "line", &f);
-  sb_printf(b, "%u", e->name_loc.line);
-  js_key(b, "returns", &f);
-  js_str(b, e->ret_spelling);
-  js_key(b, "params", &f);
-  sb_putc(b, '[');
+static void json_entry(jw *w, const kmodel *m, const kentry *e) {
+  jw_open(w, NULL, '{');
+  jw_str(w, "name", e->name);
+  jw_int(w, "line", e->name_loc.line);
+  jw_str(w, "returns", e->ret_spelling);
+  jw_open(w, "params", '[');
   for (int i = 0; i < e->nparams; i++) {
     const kparam *p = &e->params[i];
-    int g = 1;
-    if (i)
-      sb_putc(b, ',');
-    sb_putc(b, '{');
-    js_key(b, "name", &g);
-    js_str(b, p->name);
-    js_key(b, "c_type", &g);
-    js_str(b, p->type_spelling);
-    js_key(b, "kind", &g);
-    js_str(b, p->is_pointer ? "buffer" : p->is_stream ? "stream" : "scalar");
+    jw_open(w, NULL, '{');
+    jw_str(w, "name", p->name);
+    jw_str(w, "c_type", p->type_spelling);
+    jw_str(w, "kind", p->is_pointer ? "buffer" : p->is_stream ? "stream" : "scalar");
     if (p->is_pointer) {
-      js_key(b, "role", &g);
-      js_str(b, krole_name(p->role));
-      js_key(b, "type", &g);
-      js_str(b, ktype_name(p->elem));
-      js_key(b, "extents", &g);
-      sb_putc(b, '[');
-      for (int j = 0; j < p->ndim; j++) {
-        if (j)
-          sb_putc(b, ',');
-        js_str(b, p->extent_text[j]);
-      }
-      sb_putc(b, ']');
-      js_key(b, "init", &g);
-      js_str(b, dist_names[p->dist]);
+      jw_str(w, "role", krole_name(p->role));
+      jw_str(w, "type", ktype_name(p->elem));
+      jw_open(w, "extents", '[');
+      for (int j = 0; j < p->ndim; j++)
+        jw_str(w, NULL, p->extent_text[j]);
+      jw_close(w, ']');
+      jw_str(w, "init", dist_names[p->dist]);
     } else if (!p->is_stream) {
-      js_key(b, "type", &g);
-      js_str(b, ktype_name(p->type));
+      jw_str(w, "type", ktype_name(p->type));
     }
-    sb_putc(b, '}');
+    jw_close(w, '}');
   }
-  sb_putc(b, ']');
-  js_key(b, "bindings", &f);
-  sb_putc(b, '[');
+  jw_close(w, ']');
+  jw_open(w, "bindings", '[');
   for (int i = 0; i < e->annot.nbinding; i++) {
     const kbinding *bd = &e->annot.bindings[i];
-    int g = 1;
-    if (i)
-      sb_putc(b, ',');
-    sb_putc(b, '{');
-    js_key(b, "kind", &g);
-    js_str(b, bd->is_tune ? "tune" : "check");
+    jw_open(w, NULL, '{');
+    jw_str(w, "kind", bd->is_tune ? "tune" : "check");
     for (int j = 0; j < e->nparams; j++)
-      if (e->params[j].scalar_index >= 0) {
-        js_key(b, e->params[j].name, &g);
-        value_text(bd->values[e->params[j].scalar_index], b);
-      }
-    sb_putc(b, '}');
+      if (e->params[j].scalar_index >= 0)
+        value_text(bd->values[e->params[j].scalar_index], jw_value(w, e->params[j].name));
+    jw_close(w, '}');
   }
-  sb_putc(b, ']');
-  js_key(b, "assumes", &f);
-  sb_putc(b, '[');
-  for (int i = 0; i < e->annot.nassume; i++) {
-    if (i)
-      sb_putc(b, ',');
-    js_str(b, e->annot.assumes[i].text);
-  }
-  sb_putc(b, ']');
+  jw_close(w, ']');
+  jw_open(w, "assumes", '[');
+  for (int i = 0; i < e->annot.nassume; i++)
+    jw_str(w, NULL, e->annot.assumes[i].text);
+  jw_close(w, ']');
   const kstep **all = arena_alloc(m->arena, sizeof *all * (size_t)(e->nflat + 1));
   flatten_steps(e->steps, e->nsteps, all);
-  js_key(b, "steps", &f);
-  json_steps(e, e->steps, e->nsteps, all, b, m->arena);
-  sb_putc(b, '}');
+  json_steps(w, "steps", e, e->steps, e->nsteps, all, m->arena);
+  jw_close(w, '}');
 }
 
-static void json_kernel(const kmodel *m, const kkernel *k, strbuf *b) {
-  int f = 1;
-  sb_putc(b, '{');
-  js_key(b, "name", &f);
-  js_str(b, k->name);
-  js_key(b, "line", &f);
-  sb_printf(b, "%u", k->loc.line);
-  js_key(b, "template", &f);
-  sb_puts(b, k->is_template ? "true" : "false");
-  js_key(b, "lifted", &f);
-  sb_puts(b, k->body ? "true" : "false");
+static void json_kernel(jw *w, const kmodel *m, const kkernel *k) {
+  jw_open(w, NULL, '{');
+  jw_str(w, "name", k->name);
+  jw_int(w, "line", k->loc.line);
+  jw_bool(w, "template", k->is_template);
+  jw_bool(w, "lifted", k->body != NULL);
   if (!k->body) {
-    js_key(b, "opaque_reason", &f);
-    js_str(b, k->opaque_why);
-    js_key(b, "opaque_line", &f);
-    sb_printf(b, "%u", k->opaque_loc.line);
+    jw_str(w, "opaque_reason", k->opaque_why);
+    jw_int(w, "opaque_line", k->opaque_loc.line);
   }
-  js_key(b, "params", &f);
-  sb_putc(b, '[');
+  jw_open(w, "params", '[');
   for (int i = 0; i < k->nparams; i++) {
     const kkparam *p = &k->params[i];
-    int g = 1;
-    if (i)
-      sb_putc(b, ',');
-    sb_putc(b, '{');
-    js_key(b, "name", &g);
-    js_str(b, p->name);
-    js_key(b, "c_type", &g);
-    js_str(b, p->type_spelling);
-    js_key(b, "pointer", &g);
-    sb_puts(b, p->is_pointer ? "true" : "false");
+    jw_open(w, NULL, '{');
+    jw_str(w, "name", p->name);
+    jw_str(w, "c_type", p->type_spelling);
+    jw_bool(w, "pointer", p->is_pointer);
     if (p->is_pointer && k->body) {
-      js_key(b, "reads", &g);
-      sb_puts(b, p->reads ? "true" : "false");
-      js_key(b, "writes", &g);
-      sb_puts(b, p->writes ? "true" : "false");
+      jw_bool(w, "reads", p->reads);
+      jw_bool(w, "writes", p->writes);
     }
-    sb_putc(b, '}');
+    jw_close(w, '}');
   }
-  sb_putc(b, ']');
+  jw_close(w, ']');
   if (k->body) {
-    js_key(b, "thread_index", &f);
-    sb_putc(b, '[');
+    jw_open(w, "thread_index", '[');
     for (int i = 0; i < k->ntindex; i++) {
-      int g = 1;
-      if (i)
-        sb_putc(b, ',');
-      sb_putc(b, '{');
-      js_key(b, "var", &g);
-      js_str(b, k->vars[k->tindex[i].var].name);
-      js_key(b, "expr", &g);
-      js_str(b, expr_string(k, k->tindex[i].expr, m->arena));
-      js_key(b, "dim", &g);
-      sb_printf(b, "\"%c\"", "xyz"[k->tindex[i].dim]);
-      js_key(b, "grid_stride", &g);
-      sb_puts(b, k->tindex[i].grid_stride ? "true" : "false");
-      sb_putc(b, '}');
+      char dim[2] = {"xyz"[k->tindex[i].dim], 0};
+      jw_open(w, NULL, '{');
+      jw_str(w, "var", k->vars[k->tindex[i].var].name);
+      jw_str(w, "expr", expr_string(k, k->tindex[i].expr, m->arena));
+      jw_str(w, "dim", dim);
+      jw_bool(w, "grid_stride", k->tindex[i].grid_stride);
+      jw_close(w, '}');
     }
-    sb_putc(b, ']');
-    js_key(b, "accesses", &f);
-    sb_putc(b, '[');
+    jw_close(w, ']');
+    jw_open(w, "accesses", '[');
     for (int i = 0; i < k->naccesses; i++) {
       const kaccess *a = &k->accesses[i];
-      int g = 1;
-      if (i)
-        sb_putc(b, ',');
-      sb_putc(b, '{');
-      js_key(b, "kind", &g);
-      js_str(b, a->is_atomic ? "atomic" : a->is_store ? "store" : "load");
-      js_key(b, "buffer", &g);
-      js_str(b, a->param >= 0 ? k->params[a->param].name : k->vars[a->var].name);
-      js_key(b, "space", &g);
-      js_str(b, a->param >= 0 ? "global" : k->vars[a->var].kind == KV_SHARED ? "shared" : "local");
-      js_key(b, "index", &g);
-      js_str(b, expr_string(k, a->index, m->arena));
-      js_key(b, "flat_index", &g);
-      js_str(b, expr_string(k, a->flat_index, m->arena));
-      js_key(b, "affine", &g);
-      sb_puts(b, a->affine ? "true" : "false");
-      js_key(b, "loop_depth", &g);
-      sb_printf(b, "%d", a->loop_depth);
-      sb_putc(b, '}');
+      jw_open(w, NULL, '{');
+      jw_str(w, "kind", a->is_atomic ? "atomic" : a->is_store ? "store" : "load");
+      jw_str(w, "buffer", a->param >= 0 ? k->params[a->param].name : k->vars[a->var].name);
+      jw_str(w, "space", a->param >= 0 ? "global" : k->vars[a->var].kind == KV_SHARED ? "shared" : "local");
+      jw_str(w, "index", expr_string(k, a->index, m->arena));
+      jw_str(w, "flat_index", expr_string(k, a->flat_index, m->arena));
+      jw_bool(w, "affine", a->affine);
+      jw_int(w, "loop_depth", a->loop_depth);
+      jw_close(w, '}');
     }
-    sb_putc(b, ']');
+    jw_close(w, ']');
     strbuf body = {0};
     print_body(k, &body);
-    js_key(b, "body", &f);
-    js_str(b, body.s);
+    jw_str(w, "body", body.s);
     sb_free(&body);
   }
-  sb_putc(b, '}');
+  jw_close(w, '}');
 }
 
 void emit_model_json(const kmodel *m, strbuf *b) {
-  int f = 1;
-  sb_putc(b, '{');
-  js_key(b, "file", &f);
-  js_str(b, m->path);
-  js_key(b, "entries", &f);
-  sb_putc(b, '[');
-  for (int i = 0; i < m->nentries; i++) {
-    if (i)
-      sb_putc(b, ',');
-    json_entry(m, &m->entries[i], b);
-  }
-  sb_putc(b, ']');
-  js_key(b, "kernels", &f);
-  sb_putc(b, '[');
-  for (int i = 0; i < m->nkernels; i++) {
-    if (i)
-      sb_putc(b, ',');
-    json_kernel(m, &m->kernels[i], b);
-  }
-  sb_puts(b, "]}\n");
+  jw w = {b, 0, 0, NULL};
+  jw_open(&w, NULL, '{');
+  jw_str(&w, "file", m->path);
+  jw_open(&w, "entries", '[');
+  for (int i = 0; i < m->nentries; i++)
+    json_entry(&w, m, &m->entries[i]);
+  jw_close(&w, ']');
+  jw_open(&w, "kernels", '[');
+  for (int i = 0; i < m->nkernels; i++)
+    json_kernel(&w, m, &m->kernels[i]);
+  jw_close(&w, ']');
+  jw_close(&w, '}');
+  sb_putc(b, '\n');
+  free(w.first);
 }
