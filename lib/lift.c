@@ -544,6 +544,34 @@ static kexpr *lift_declref(lifter *L, CXCursor k) {
   return NULL;
 }
 
+/* The base of a member access `base.field` when it is a struct or vector value (a float4,
+ * a float2 read from a buffer); `p->field` and members of anything else are opaque. */
+static int member_base(lifter *L, CXCursor k, CXCursor *base) {
+  cxlist ch = expr_children(L, k);
+  if (ch.n != 1) {
+    opaque(L, k, "member access '%s' kfuse cannot read", cx_text(L->c, k) ? cx_text(L->c, k) : "?");
+    return 0;
+  }
+  CXType t = clang_getCanonicalType(clang_getCursorType(ch.v[0]));
+  if (t.kind != CXType_Record) {
+    opaque(L, k, "member access '%s' %s", cx_text(L->c, k) ? cx_text(L->c, k) : "?",
+           t.kind == CXType_Pointer ? "through a pointer" : "of a value that is not a struct");
+    return 0;
+  }
+  *base = ch.v[0];
+  return 1;
+}
+
+static kexpr *lift_member(lifter *L, CXCursor k) {
+  CXCursor base;
+  if (!member_base(L, k, &base))
+    return NULL;
+  kexpr *e = new_expr(L, KE_MEMBER, k);
+  e->text = cx_spelling(L->c, k);
+  e->a = lift_expr(L, base);
+  return e->a ? e : NULL;
+}
+
 static kexpr *lift_expr(lifter *L, CXCursor k) {
   if (L->failed)
     return NULL;
@@ -577,8 +605,7 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
       e->type_spelling = "unsigned int";
       return e;
     }
-    opaque(L, k, "member access '%s'", cx_text(L->c, k) ? cx_text(L->c, k) : "?");
-    return NULL;
+    return lift_member(L, k);
   }
   case CXCursor_ArraySubscriptExpr: {
     kexpr *e = lift_subscript(L, k);
@@ -631,6 +658,10 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
     e->a = lift_expr(L, ch.v[0]);
     return e->a ? e : NULL;
   }
+  case CXCursor_CompoundAssignOperator:
+    opaque(L, k, "compound assignment '%s' inside an expression",
+           cx_str(L->c->a, clang_getBinaryOperatorKindSpelling(clang_getCursorBinaryOperatorKind(k))));
+    return NULL;
   case CXCursor_BinaryOperator: {
     cxlist ch = expr_children(L, k);
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(k);
@@ -733,6 +764,10 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
        canon0.kind == CXType_DependentSizedArray || canon0.kind == CXType_VariableArray) && has_init &&
       clang_getCursorKind(init) != CXCursor_InitListExpr)
     has_init = 0; /* the child expression is the array's size */
+  if (has_init && canon0.kind == CXType_Record && clang_getCursorKind(init) == CXCursor_CallExpr &&
+      clang_getCursorKind(clang_getCursorReferenced(init)) == CXCursor_Constructor &&
+      cx_children(L->c, init).n == 0)
+    has_init = 0; /* `float4 o;`: the implicit default construction leaves it uninitialized */
   if (clang_Cursor_getStorageClass(var) == CX_SC_Static && !shared) {
     opaque(L, var, "static local variable '%s'", cx_spelling(L->c, var));
     return NULL;
@@ -940,7 +975,26 @@ static kstmt *lift_expr_stmt(lifter *L, CXCursor k) {
         L->k->vars[v].nassign++;
         return st;
       }
-      opaque(L, lhs, "assignment to something other than a local or a buffer element");
+      if (lk == CXCursor_MemberRefExpr) { /* v.x = ...: a field of a struct or vector local */
+        CXCursor base;
+        if (!member_base(L, lhs, &base))
+          return NULL;
+        base = cx_strip(L->c, base);
+        int v = clang_getCursorKind(base) == CXCursor_DeclRefExpr
+                    ? find_var(L, clang_getCursorReferenced(base)) : -1;
+        if (v < 0) {
+          opaque(L, lhs, "assignment to a field of something other than a local of the kernel");
+          return NULL;
+        }
+        kstmt *st = new_stmt(L, KST_ASSIGN, s);
+        st->op = kop_;
+        st->var = v;
+        st->member = cx_spelling(L->c, lhs);
+        st->value = value;
+        L->k->vars[v].nassign++;
+        return st;
+      }
+      opaque(L, lhs, "assignment to something other than a local, a field of one or a buffer element");
       return NULL;
     }
   }
@@ -1344,7 +1398,7 @@ static void add_reduction(lifter *L, kstmt *loop, int v, const char *op) {
 static void find_reductions(lifter *L, kstmt *loop, kstmt *s) {
   if (!s)
     return;
-  if (s->kind == KST_ASSIGN && s->var != loop->loop_var && !declared_in(loop->then, s->var)) {
+  if (s->kind == KST_ASSIGN && !s->member && s->var != loop->loop_var && !declared_in(loop->then, s->var)) {
     const char *op = NULL;
     if (s->op == KO_ADD || s->op == KO_SUB)
       op = "+";

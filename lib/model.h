@@ -223,6 +223,7 @@ typedef enum kexpr_kind {
   KE_CALL,      /* callee(args): math functions, intrinsics, __device__ helpers */
   KE_CAST,      /* (type)a */
   KE_ADDR,      /* &buffer[index] (atomics' target) */
+  KE_MEMBER,    /* a.text: a field of a struct or vector value (a float4's x) */
 } kexpr_kind;
 
 /* Operators of KE_UNARY/KE_BINARY, with their C spelling from kop_text. */
@@ -241,7 +242,7 @@ typedef struct kexpr {
   const char *type_spelling;
   int64_t ival;
   double fval;
-  const char *text;           /* literal spelling, constant name, callee, cast type */
+  const char *text;           /* literal spelling, constant name, callee, cast type, field */
   int param;                  /* KE_PARAM, KE_LOAD of a global buffer: kernel param index */
   int var;                    /* KE_VAR, KE_LOAD of a shared/local array: var index */
   kbuiltin builtin;
@@ -280,6 +281,7 @@ typedef struct kstmt {
   kstmt_kind kind;
   unsigned pos;
   int var;                    /* KST_DECL, KST_ASSIGN: the variable */
+  const char *member;         /* KST_ASSIGN to a field of var (`v.x = ...`), else NULL */
   int op;                     /* KST_ASSIGN/STORE: compound operator (kop) or -1 for '=' */
   int param;                  /* KST_STORE/ATOMIC to a global buffer: param index, else -1 */
   int array_var;              /* KST_STORE/ATOMIC to a shared/local array: var, else -1 */

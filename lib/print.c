@@ -153,6 +153,10 @@ void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
     sb_printf(b, "(%s)", e->text);
     print_sub(k, e->a, b, 14);
     return;
+  case KE_MEMBER:
+    print_sub(k, e->a, b, 16);
+    sb_printf(b, ".%s", e->text);
+    return;
   }
 }
 
@@ -192,7 +196,8 @@ static void print_decl(const kkernel *k, const kstmt *s, strbuf *b) {
 static void print_simple(const kkernel *k, const kstmt *s, strbuf *b) {
   switch (s->kind) {
   case KST_ASSIGN:
-    sb_printf(b, "%s %s= ", k->vars[s->var].name, s->op >= 0 ? kop_text(s->op) : "");
+    sb_printf(b, "%s%s%s %s= ", k->vars[s->var].name, s->member ? "." : "", s->member ? s->member : "",
+              s->op >= 0 ? kop_text(s->op) : "");
     print_expr(k, s->value, b);
     return;
   case KST_STORE:
