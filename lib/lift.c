@@ -355,36 +355,58 @@ static kexpr *lift_subscript(lifter *L, CXCursor k) {
   return e;
 }
 
-/* Splits a pointer expression as written into a buffer pointer (a pointer parameter, or
- * a pointer local into one) and an element offset (NULL for none): `p + i - 1` is p with
- * offset i - 1. Unlike split_pointer, the offset keeps the source's terms. */
-static int pointer_and_offset(lifter *L, kexpr *e, int *param, int *var, kexpr **offset) {
+static kexpr *flatten(lifter *L, const kexpr *e, int depth);
+
+/* Splits a pointer expression into a buffer pointer and an element offset (NULL for
+ * none): `x + (size_t)b * D + j` is x with offset b * D + j, `p + i - 1` is p with offset
+ * i - 1. The pointer is a pointer parameter (*var = -1), a pointer local into one (*var,
+ * and *param its buffer) or &buffer[index]. With `flat` the offset's terms are flattened
+ * (the access's flat index), else kept as written; `p - i` has offset 0 - i. */
+static int split_pointer(lifter *L, const kexpr *e, int flat, int *param, int *var, kexpr **offset) {
   while (e->kind == KE_CAST)
     e = e->a;
-  if (e->kind == KE_PARAM && L->k->params[e->param].is_pointer) {
+  switch (e->kind) {
+  case KE_PARAM:
+    if (!L->k->params[e->param].is_pointer)
+      return 0;
     *param = e->param;
     *var = -1;
     *offset = NULL;
     return 1;
-  }
-  if (e->kind == KE_VAR && L->var_base[e->var] >= 0) {
+  case KE_VAR:
+    if (L->var_base[e->var] < 0)
+      return 0;
     *param = L->var_base[e->var];
     *var = e->var;
     *offset = NULL;
     return 1;
-  }
-  if (e->kind != KE_BINARY || (e->op != KO_ADD && e->op != KO_SUB))
-    return 0;
-  if (pointer_and_offset(L, e->a, param, var, offset)) {
-    *offset = *offset ? add_exprs(L, *offset, e->b, e->op)
-              : e->op == KO_ADD ? e->b : NULL;
-    return *offset != NULL || e->op == KO_ADD;
-  }
-  if (e->op == KO_ADD && pointer_and_offset(L, e->b, param, var, offset)) {
-    *offset = *offset ? add_exprs(L, e->a, *offset, KO_ADD) : e->a;
+  case KE_ADDR:
+    if (e->param < 0)
+      return 0;
+    *param = e->param;
+    *var = e->var;
+    *offset = flat ? flatten(L, e->a, 0) : e->a;
     return 1;
+  case KE_BINARY: {
+    if (e->op != KO_ADD && e->op != KO_SUB)
+      return 0;
+    if (split_pointer(L, e->a, flat, param, var, offset)) {
+      kexpr *term = flat ? flatten(L, e->b, 0) : e->b;
+      if (!*offset && e->op == KO_SUB) /* p - i: offset 0 - i */
+        *offset = int_literal(L, term, 0);
+      *offset = *offset ? add_exprs(L, *offset, term, e->op) : term;
+      return 1;
+    }
+    if (e->op == KO_ADD && split_pointer(L, e->b, flat, param, var, offset)) {
+      kexpr *term = flat ? flatten(L, e->a, 0) : e->a;
+      *offset = *offset ? add_exprs(L, term, *offset, KO_ADD) : term;
+      return 1;
+    }
+    return 0;
   }
-  return 0;
+  default:
+    return 0;
+  }
 }
 
 /* The element a pointer expression points at, as a KE_LOAD of buffer[index] (`p` is
@@ -393,7 +415,7 @@ static int pointer_and_offset(lifter *L, kexpr *e, int *param, int *var, kexpr *
 static kexpr *pointee(lifter *L, kexpr *ptr, CXCursor at) {
   int param, var;
   kexpr *offset;
-  if (!ptr || !pointer_and_offset(L, ptr, &param, &var, &offset))
+  if (!ptr || !split_pointer(L, ptr, 0, &param, &var, &offset))
     return NULL;
   kexpr *e = new_expr(L, KE_LOAD, at);
   e->param = param;
@@ -1536,50 +1558,6 @@ static kexpr *add_exprs(lifter *L, kexpr *a, kexpr *b, kop op) {
   return sum;
 }
 
-/* Splits a pointer expression into its base (a pointer parameter, or a pointer local)
- * and an element offset: `x + (size_t)b * D + j` is x with offset b * D + j. */
-static int split_pointer(lifter *L, const kexpr *e, int *param, int *var, kexpr **offset) {
-  switch (e->kind) {
-  case KE_PARAM:
-    if (!L->k->params[e->param].is_pointer)
-      return 0;
-    *param = e->param;
-    *var = -1;
-    *offset = NULL;
-    return 1;
-  case KE_VAR:
-    if (L->var_base[e->var] < 0)
-      return 0;
-    *param = -1;
-    *var = e->var;
-    *offset = NULL;
-    return 1;
-  case KE_CAST:
-    return split_pointer(L, e->a, param, var, offset);
-  case KE_ADDR:
-    if (e->param < 0)
-      return 0;
-    *param = e->param;
-    *var = e->var;
-    *offset = flatten(L, e->a, 0);
-    return 1;
-  case KE_BINARY:
-    if (e->op == KO_ADD || e->op == KO_SUB) {
-      if (split_pointer(L, e->a, param, var, offset)) {
-        *offset = add_exprs(L, *offset, flatten(L, e->b, 0), e->op);
-        return 1;
-      }
-      if (e->op == KO_ADD && split_pointer(L, e->b, param, var, offset)) {
-        *offset = add_exprs(L, *offset, flatten(L, e->a, 0), KO_ADD);
-        return 1;
-      }
-    }
-    return 0;
-  default:
-    return 0;
-  }
-}
-
 /* Loads and stores through a pointer local: the access's buffer is the parameter the
  * pointer points into, and the pointer's offset joins the index. */
 static void fold_pointer_offsets(lifter *L) {
@@ -1593,7 +1571,7 @@ static void fold_pointer_offsets(lifter *L) {
     for (int guard = 0; v >= 0 && guard < 16; guard++) {
       int p, nv;
       kexpr *off;
-      if (!k->vars[v].init || !split_pointer(L, k->vars[v].init, &p, &nv, &off))
+      if (!k->vars[v].init || !split_pointer(L, k->vars[v].init, 1, &p, &nv, &off))
         break;
       if (off)
         idx = add_exprs(L, off, idx, KO_ADD);

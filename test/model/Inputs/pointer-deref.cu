@@ -11,7 +11,7 @@ __global__ void deref(const float* x, const float* scale, float* y, float* total
   atomicAdd(y + n, 1.0f);
 }
 
-// p + i - 1 is p[i - 1]; a pointer minus an index first (x - i) stays opaque.
+// p + i - 1 is p[i - 1]; a pointer minus an index first is p[0 - i].
 __global__ void deref_minus(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= 1 && i < n) y[i] = *(x + i - 1);
@@ -19,7 +19,13 @@ __global__ void deref_minus(const float* x, float* y, int n) {
 
 __global__ void reversed(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = *(x - i + (n - 1));
+  const float* back = x - i;
+  if (i < n) y[i] = *(x - i + (n - 1)) + back[n - 1];
+}
+
+// A pointer that is not a buffer pointer plus an offset leaves its kernel opaque.
+__global__ void not_a_buffer(const float* const* rows, float* y, int n) {
+  y[threadIdx.x] = *rows[threadIdx.x];
 }
 
 // kfuse: in  x float[N]
