@@ -24,7 +24,10 @@ static const char usage[] =
     "options:\n"
     "  --timeout SECONDS  wall-clock limit of each worker and each nvcc run (default 300)\n"
     "  --reps N           timed runs per tune binding and interleaved pairs (default 50)\n"
-    "  --seeds N          fresh input seeds per verified shape (default 3)\n"
+    "  --seeds N          fresh input seeds per verified shape, before the fixed\n"
+    "                     trials (default 3)\n"
+    "  --deterministic    every variant must rerun bit for bit, as if every entry said\n"
+    "                     `deterministic`\n"
     "  --only VARIANT     build, verify and time only this variant (and the reference)\n"
     "  --sanitize         run compute-sanitizer memcheck and racecheck on the kept variant\n"
     "  --no-time          verify only\n"
@@ -80,8 +83,8 @@ int main(int argc, char **argv) {
       o.reps = (int)v;
       i++;
     } else if (strcmp(a, "--seeds") == 0) {
-      if ((v = number(next, 1)) < 0)
-        return bad_usage("--seeds needs a count of at least 1, not '%s'", next ? next : "");
+      if ((v = number(next, 1)) < 0 || v > 60)
+        return bad_usage("--seeds needs a count from 1 to 60, not '%s'", next ? next : "");
       o.seeds = (int)v;
       i++;
     } else if (strcmp(a, "-j") == 0) {
@@ -94,6 +97,8 @@ int main(int argc, char **argv) {
         return bad_usage("--only needs a variant name%s", "");
       o.only = next;
       i++;
+    } else if (strcmp(a, "--deterministic") == 0) {
+      o.deterministic = 1;
     } else if (strcmp(a, "--sanitize") == 0) {
       o.sanitize = 1;
     } else if (strcmp(a, "--no-time") == 0) {

@@ -16,7 +16,7 @@
 static const char usage[] =
     "usage: kfuse [options] INPUT.cu -o OUTPUT.cu\n"
     "       kfuse --bundle DIR INPUT.cu [--variant FILE]...\n"
-    "       kfuse check REF.cu CANDIDATE.cu\n"
+    "       kfuse check [--deterministic] [--records DB] [-v] REF.cu CANDIDATE.cu\n"
     "       kfuse --import DIR [--records DB]     kfuse --show-records [--records DB]\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
@@ -58,13 +58,36 @@ static int usage_error(const char *fmt, const char *arg) {
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-/* kfuse check REF CAND: verify CAND against REF's annotations on the GPU here and print
- * the evidence and the measured speedup. */
-static int check_command(const kfuse_options *base, const char *ref, const char *cand) {
-  diag *d = diag_new(stderr);
+/* kfuse check [options] REF CAND: verify CAND against REF's annotations on the GPU here
+ * and print the evidence and the measured speedup. */
+static int check_command(const kfuse_options *base, int argc, char **argv) {
+  static const char use[] = "usage: kfuse check [--deterministic] [--records DB] [-v] REF.cu CANDIDATE.cu";
   kfuse_options o = *base;
-  o.input = ref;
-  kfuse_status st = kfuse_check(&o, cand, d);
+  const char *files[2];
+  int nfiles = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--deterministic")) {
+      o.deterministic = 1;
+    } else if (!strcmp(a, "--records")) {
+      if (++i >= argc)
+        return usage_error("%s needs an argument", a);
+      o.records = argv[i];
+    } else if (!strcmp(a, "-v")) {
+      o.verbose = 1;
+    } else if (a[0] == '-' && a[1]) {
+      return usage_error("unknown option '%s' of kfuse check", a);
+    } else if (nfiles == 2) {
+      return usage_error("%s", use);
+    } else {
+      files[nfiles++] = a;
+    }
+  }
+  if (nfiles != 2)
+    return usage_error("%s", use);
+  o.input = files[0];
+  diag *d = diag_new(stderr);
+  kfuse_status st = kfuse_check(&o, files[1], d);
   diag_free(d);
   return (int)st;
 }
@@ -75,11 +98,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   o.argv0 = argv[0];
   const char *import_dir = NULL;
   int show_records = 0;
-  if (argc >= 2 && !strcmp(argv[1], "check")) {
-    if (argc != 4)
-      return usage_error("%s", "usage: kfuse check REF.cu CANDIDATE.cu");
-    return check_command(&o, argv[2], argv[3]);
-  }
+  if (argc >= 2 && !strcmp(argv[1], "check"))
+    return check_command(&o, argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

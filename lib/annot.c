@@ -825,13 +825,31 @@ static void parse_tol(parse_ctx *p, unsigned off) {
   an->tol_loc = here(p, 0);
 }
 
+/* `deterministic`: a flag with no arguments. */
+static void parse_deterministic(parse_ctx *p, unsigned off) {
+  kannot *an = &p->e->annot;
+  size_t at = off;
+  while (at < p->len && (p->s[at] == ' ' || p->s[at] == '\t'))
+    at++;
+  if (at < p->len) {
+    err_at(p, (unsigned)at, "'deterministic' takes no arguments");
+    return;
+  }
+  if (an->deterministic) {
+    err_at(p, 0, "a second deterministic line (the first is at line %u)", an->deterministic_loc.line);
+    return;
+  }
+  an->deterministic = 1;
+  an->deterministic_loc = here(p, 0);
+}
+
 static void parse_directive(parse_ctx *p) {
   match mt;
   int rc = dir_match(p, re_word, p->s, p->len, 0, &mt);
   if (rc < 0)
     return;
   if (!rc) {
-    err_at(p, 0, "expected a directive: in, out, inout, tune, check, assume, init or tol");
+    err_at(p, 0, "expected a directive: in, out, inout, tune, check, assume, init, tol or deterministic");
     return;
   }
   unsigned kl = (unsigned)(mt.ov[3] - mt.ov[2]);
@@ -858,9 +876,11 @@ static void parse_directive(parse_ctx *p) {
     parse_init(p, rest);
   else if (IS("tol"))
     parse_tol(p, rest);
+  else if (IS("deterministic"))
+    parse_deterministic(p, rest);
   else
-    err_at(p, 0, "unknown directive '%.*s'; expected in, out, inout, tune, check, assume, init or tol",
-           (int)kl, k);
+    err_at(p, 0, "unknown directive '%.*s'; expected in, out, inout, tune, check, assume, init, tol or "
+           "deterministic", (int)kl, k);
 #undef IS
 }
 

@@ -340,6 +340,8 @@ static void gen_manifest_text(const kmodel *m, const source *srcs, int nsrc, con
       sb_printf(b, "  %s %s\n", e->annot.bindings[j].is_tune ? "tune" : "check", e->annot.bindings[j].text);
     for (int j = 0; j < e->annot.nassume; j++)
       sb_printf(b, "  assume %s\n", e->annot.assumes[j].text);
+    if (e->annot.deterministic)
+      sb_puts(b, "  deterministic\n");
   }
 }
 
@@ -428,9 +430,9 @@ int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variant
   sb_puts(&bc, "\nstatic const kb_entry entries[] = {\n");
   for (int i = 0; i < m->nentries; i++) {
     const kentry *e = &m->entries[i];
-    sb_printf(&bc, "    {\"%s\", \"kfuse_call_%s\", %d, e%d_scalars, %d, e%d_buffers, %d, e%d_bindings, e%d_assumes, %.17g, %.17g, %d},\n",
+    sb_printf(&bc, "    {\"%s\", \"kfuse_call_%s\", %d, e%d_scalars, %d, e%d_buffers, %d, e%d_bindings, e%d_assumes, %.17g, %.17g, %d, %d},\n",
               e->name, e->name, e->nscalar, i, e->nbuffer, i, e->annot.nbinding, i, i, e->annot.rtol,
-              e->annot.atol, e->stream_param >= 0);
+              e->annot.atol, e->stream_param >= 0, e->annot.deterministic);
   }
   sb_puts(&bc, "};\nstatic const kb_variant variants[] = {\n");
   for (int i = 0; i < nsrc; i++) {

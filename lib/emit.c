@@ -182,6 +182,8 @@ static void text_entry(const kmodel *m, const kentry *e, strbuf *b) {
   }
   if (e->annot.rtol >= 0 || e->annot.atol >= 0)
     sb_printf(b, "  tol rtol=%g atol=%g\n", e->annot.rtol, e->annot.atol);
+  if (e->annot.deterministic)
+    sb_puts(b, "  deterministic\n");
   const kstep **all = arena_alloc(m->arena, sizeof *all * (size_t)(e->nflat + 1));
   flatten_steps(e->steps, e->nsteps, all);
   sb_printf(b, "  steps: %d\n", e->nflat);
@@ -431,6 +433,7 @@ static void json_entry(jw *w, const kmodel *m, const kentry *e) {
   for (int i = 0; i < e->annot.nassume; i++)
     jw_str(w, NULL, e->annot.assumes[i].text);
   jw_close(w, ']');
+  jw_bool(w, "deterministic", e->annot.deterministic);
   const kstep **all = arena_alloc(m->arena, sizeof *all * (size_t)(e->nflat + 1));
   flatten_steps(e->steps, e->nsteps, all);
   json_steps(w, "steps", e, e->steps, e->nsteps, all, m->arena);

@@ -79,6 +79,8 @@ typedef struct kannot {
   int nassume, cap_assume;
   double rtol, atol;    /* from `tol`; negative when absent */
   kloc tol_loc;
+  int deterministic;    /* `deterministic`: every variant must rerun bit for bit */
+  kloc deterministic_loc;
   int ndirective;       /* `kfuse:` lines seen */
 } kannot;
 

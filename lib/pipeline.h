@@ -29,6 +29,7 @@ typedef struct kfuse_options {
   const char *records;      /* --records DB: the tuning records (default kfuse_default_records()) */
   const char *target_gpu;   /* --target-gpu NAME: the GPU model to select for without a GPU here */
   const char *argv0;        /* how kfuse was started, to find kfuse-runner beside it */
+  int deterministic;        /* kfuse check --deterministic: variants must rerun bit for bit */
   tu_options tu;
 } kfuse_options;
 

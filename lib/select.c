@@ -59,14 +59,18 @@ static char *find_runner(const char *argv0) {
   return NULL;
 }
 
-static int run_runner(const char *runner, const char *dir, diag *d) {
+/* Runs kfuse-runner on the bundle dir (with --deterministic when asked) and waits. */
+static int run_runner(const char *runner, const char *dir, int deterministic, diag *d) {
   pid_t pid = fork();
   if (pid < 0) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot start kfuse-runner: %s", strerror(errno));
     return 0;
   }
   if (pid == 0) {
-    execl(runner, runner, dir, (char *)NULL);
+    if (deterministic)
+      execl(runner, runner, "--deterministic", dir, (char *)NULL);
+    else
+      execl(runner, runner, dir, (char *)NULL);
     _exit(127);
   }
   int st;
@@ -109,7 +113,7 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, diag *d)
     snprintf(dir, sizeof dir, "%s/b", tmpl);
     kfuse_options bo = *o;
     bo.bundle_dir = dir;
-    ok = kfuse_bundle(&bo, d) == KFUSE_OK && run_runner(runner, dir, d) && rec_import(db, dir, d);
+    ok = kfuse_bundle(&bo, d) == KFUSE_OK && run_runner(runner, dir, 0, d) && rec_import(db, dir, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: measured %d variant%s of %s in %s\n", o->nvariants,
               o->nvariants == 1 ? "" : "s", m->path, dir);
@@ -273,7 +277,7 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   kfuse_status st = kfuse_bundle(&bo, d);
   /* The runner prints the evidence: every binding's verdict, the times, the speedup and
    * its interval. */
-  if (st == KFUSE_OK && !run_runner(runner, dir, d))
+  if (st == KFUSE_OK && !run_runner(runner, dir, o->deterministic, d))
     st = KFUSE_INPUT_ERROR;
   if (st == KFUSE_OK && o->records)
     st = kfuse_import(o->records, dir, d);

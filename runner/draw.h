@@ -1,26 +1,60 @@
 /*
- * draw.h: what the verifier makes up: input values by the contract's `init` distributions,
- * and extra shapes within the assumes (odd and small sizes, sizes that are no multiple of a
- * tile) beside the `tune` and `check` bindings. Deterministic for a given seed.
+ * draw.h: what the verifier makes up. Inputs by the contract's `init` distributions (their
+ * values come from elemcore.h's counter-based generator; this resolves how each buffer is
+ * drawn), stress inputs anywhere in the declared domain, and extra shapes within the
+ * assumes beside the `tune` and `check` bindings: nearby odd and small sizes, and for each
+ * scalar a shape past its largest binding. Deterministic for a given seed.
  */
 #ifndef KFUSE_RUNNER_DRAW_H
 #define KFUSE_RUNNER_DRAW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "elemcore.h"
 #include "kfuse_bundle.h"
-#include "rng.h"
 
 /*
- * Fill buf[0..n) of `type` by distribution `dist` (enum kb_dist) with bounds lo, hi (for
- * uniform and int; evaluated already). KB_DIST_DEFAULT is normal for floating types,
- * int(-100,100) for integer types (cut to the type's range: uint8 draws from [0,100)) and
- * 0 or 1 for bool. On integer types, normal rounds to nearest, uniform and positive take the
- * floor of the floating draw (positive: 1 or 2), and every value saturates at the type's
- * range. int(LO,HI) draws integers LO <= v < HI (LO rounded up, HI rounded up; v = LO when
- * the range is empty).
+ * A stress: inputs that are as valid as the typical draws (spec/input-format.md, "What an
+ * entry promises"), where numerically careless rewrites break. `normal` stands for any
+ * finite values, `positive` for any positive ones, `uniform` and `int` for their whole
+ * interval, endpoints included.
  */
-void draw_fill(void *buf, int type, int64_t n, int dist, double lo, double hi, rng *r);
+enum draw_stress_kind {
+  DS_SCALE,     /* every `normal` input times `amount` */
+  DS_SHIFT,     /* one `normal` input, `buffer`, plus `amount` */
+  DS_POSITIVE,  /* every floating `positive` input times `amount` */
+  DS_ENDPOINTS  /* every `uniform` and `int` input at and near its endpoints */
+};
+
+typedef struct draw_stress {
+  int kind;       /* enum draw_stress_kind */
+  double amount;  /* the factor or the offset */
+  int buffer;     /* DS_SHIFT: the buffer's index */
+} draw_stress;
+
+/* The stresses that change some input of e, in a fixed order: normal x10 and x100; each
+ * normal input + 100 and - 100 in turn; positive x100 and /100; endpoints. Returns how many
+ * (at most max). */
+int draw_stresses(const kb_entry *e, draw_stress *out, int max);
+
+/* "normal inputs x10", "'x' + 100", "positive inputs / 100", "uniform and int inputs at
+ * their endpoints". */
+void draw_stress_text(const kb_entry *e, const draw_stress *st, char *buf, size_t size);
+
+/*
+ * How input buffer k of e is drawn at scalars s from seed, under stress st (NULL: none).
+ * KB_DIST_DEFAULT is normal for floating types, int(-100,100) for integer types (cut to the
+ * type's range: uint8 draws from [0,100)) and 0 or 1 for bool; positive is uniform(0.1, 2)
+ * for floating types and 1 or 2 for integer ones; int(LO,HI) has LO and HI rounded up. On
+ * integer types, normal rounds to nearest and uniform takes the floor; every value
+ * saturates at the type's range.
+ */
+ec_draw draw_spec(const kb_entry *e, int k, const kb_value *s, uint64_t seed,
+                  const draw_stress *st);
+
+/* Write d's first n values into buf (on the host). */
+void draw_fill(void *buf, int64_t n, const ec_draw *d);
 
 /* The largest shape (all buffers' bytes) that draw_shapes makes up for e: 64 MiB, or the
  * smallest binding's size when that is larger. */
@@ -35,5 +69,22 @@ int64_t draw_byte_limit(const kb_entry *e);
  * (fewer than want when the assumes leave little room or e has no integer scalar).
  */
 int draw_shapes(const kb_entry *e, uint64_t seed, int want, kb_value *out);
+
+/* The largest shape draw_past_shapes makes up: 256 MiB, or the smallest binding's size
+ * when that is larger. */
+int64_t draw_past_byte_limit(const kb_entry *e);
+
+/*
+ * For each integer scalar of e in turn, a shape where it exceeds its largest binding m:
+ * 2m+1 where the assumes and the size allow, else the first value from 2m+2 up (the
+ * assumes may ask for a multiple of something), then from 3m/2+1 up, then from m+1 up,
+ * 16 values from each start, while the other scalars keep the smallest binding's values or
+ * shrink (halved and made odd, small odd sizes) until every buffer fits in
+ * draw_past_byte_limit. Every shape satisfies e->assumes and gives every buffer at least one
+ * element. Writes the shapes into out (nscalar values each) and the index of the scalar each
+ * goes past into past[]; returns how many (at most max; a scalar for which no such shape
+ * exists is left out).
+ */
+int draw_past_shapes(const kb_entry *e, uint64_t seed, int max, kb_value *out, int *past);
 
 #endif

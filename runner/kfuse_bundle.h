@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#define KB_ABI_VERSION 1
+#define KB_ABI_VERSION 2
 
 /* A scalar value: `i` for integer scalars, `f` for floating ones. */
 typedef union kb_value {
@@ -81,6 +81,7 @@ typedef struct kb_entry {
   int (*assumes)(const kb_value *s); /* 1 when every `assume` holds (always 1 with none) */
   double rtol, atol;    /* from `tol`; negative when not given (the types' defaults apply) */
   int has_stream;       /* 1 when the entry takes a cudaStream_t */
+  int deterministic;    /* 1 with `deterministic`: every variant must rerun bit for bit */
 } kb_entry;
 
 typedef struct kb_variant {

@@ -51,7 +51,7 @@ static int validate_buffer(const kb_entry *e, const kb_buffer *f, char *err, siz
     BAD("entry '%s': a buffer lacks its name, shape or element count", e->name);
   if (f->role < KB_IN || f->role > KB_INOUT)
     BAD("entry '%s': buffer '%s' has unknown role %d", e->name, f->name, f->role);
-  if (elem_size(f->type) == 0)
+  if (ec_size(f->type) == 0)
     BAD("entry '%s': buffer '%s' has unknown type %d", e->name, f->name, f->type);
   if (f->dist < KB_DIST_DEFAULT || f->dist > KB_DIST_INT)
     BAD("entry '%s': buffer '%s' has unknown init distribution %d", e->name, f->name,
@@ -131,7 +131,7 @@ int64_t manifest_shape_bytes(const kb_entry *e, const kb_value *s) {
   int64_t total = 0;
   for (int k = 0; k < e->nbuffer; k++) {
     int64_t n = e->buffers[k].elems(s);
-    int64_t sz = (int64_t)elem_size(e->buffers[k].type);
+    int64_t sz = (int64_t)ec_size(e->buffers[k].type);
     if (n <= 0 || n > INT64_MAX / 16 / sz)
       return -1;
     total += n * sz;

@@ -199,7 +199,7 @@ static void explain_end(outcome *o, const char *log) {
 static int run_worker(run *r, const char *job, int variant, int entry, const char *tool,
                       int reps, outcome *out) {
   char stem[256], base[4096], res[4200], log[4200], tlog[4200];
-  char sv[16], se[16], ss[16], sr[16];
+  char sv[16], se[16], ss[16], sr[16], sf[16];
   char *argv[32];
   int argc = 0, nb = r->b->entries[entry].nbinding;
   double limit = r->o->timeout_s * (tool ? 4 : 1);
@@ -218,6 +218,7 @@ static int run_worker(run *r, const char *job, int variant, int entry, const cha
   snprintf(se, sizeof se, "%d", entry);
   snprintf(ss, sizeof ss, "%d", r->o->seeds);
   snprintf(sr, sizeof sr, "%d", reps);
+  snprintf(sf, sizeof sf, "%d", r->o->deterministic ? WORKER_DETERMINISTIC : 0);
   remove(res);
   if (tool) {
     char *pre[] = {r->tools.sanitizer, "--tool", (char *)tool, "--error-exitcode", "86",
@@ -225,11 +226,14 @@ static int run_worker(run *r, const char *job, int variant, int entry, const cha
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
       argv[argc++] = pre[i];
   }
-  char *tail[] = {r->self, "--child", (char *)job, (char *)r->o->dir, res, sv, se, ss, sr};
+  char *tail[] = {r->self, "--child", (char *)job, (char *)r->o->dir, res, sv, se, ss, sr, sf};
   for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
     argv[argc++] = tail[i];
   argv[argc] = NULL;
 
+  /* Kernels load when their library does, not at their first launch: a lazy load waits for
+   * the whole device, and so for the streams a variant's calls hold busy (harness.h). */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   pid_t pid = proc_start(argv, log, NULL);
   if (pid < 0 || proc_wait(pid, limit, &out->proc) != 0) {
     msg_error("cannot start a worker: %s", strerror(errno));
@@ -278,7 +282,9 @@ static void list_bundle(run *r) {
   static const char *roles[] = {"in", "out", "inout"};
   static const char *dists[] = {"default", "normal", "uniform", "positive", "int"};
   char text[1024];
-  kb_value drawn[8 * 64];
+  static kb_value drawn[8 * 64], past[64 * 64];
+  int which[64];
+  draw_stress stress[2 + 2 * 64 + 3];
 
   printf("bundle %s (sha256 %.16s...) abi %d libs '%s'\n", b->source_name, b->source_hash,
          b->abi, b->libs);
@@ -297,11 +303,24 @@ static void list_bundle(run *r) {
     for (int g = 0; g < e->nbinding; g++)
       printf("  %-5s %s (%lld bytes)\n", e->bindings[g].is_tune ? "tune" : "check",
              e->bindings[g].text, (long long)manifest_shape_bytes(e, e->bindings[g].values));
-    int nd = e->nscalar <= 64 ? draw_shapes(e, rng_mix(WORKER_SEED, (uint64_t)i), 3, drawn) : 0;
+    if (e->deterministic)
+      printf("  deterministic\n");
+    int nd = e->nscalar <= 64 ? draw_shapes(e, worker_drawn_seed(i), 3, drawn) : 0;
     for (int k = 0; k < nd; k++) {
       manifest_shape_text(e, drawn + (size_t)k * e->nscalar, text, sizeof text);
       printf("  drawn %s (%lld bytes)\n", text,
              (long long)manifest_shape_bytes(e, drawn + (size_t)k * e->nscalar));
+    }
+    int np = e->nscalar <= 64 ? draw_past_shapes(e, worker_past_seed(i), 64, past, which) : 0;
+    for (int k = 0; k < np; k++) {
+      manifest_shape_text(e, past + (size_t)k * e->nscalar, text, sizeof text);
+      printf("  past  %s: %s (%lld bytes)\n", e->scalars[which[k]].name, text,
+             (long long)manifest_shape_bytes(e, past + (size_t)k * e->nscalar));
+    }
+    int ns = draw_stresses(e, stress, (int)(sizeof stress / sizeof stress[0]));
+    for (int k = 0; k < ns; k++) {
+      draw_stress_text(e, &stress[k], text, sizeof text);
+      printf("  stress %s\n", text);
     }
   }
   for (int v = 0; v < b->nvariant; v++)
@@ -680,6 +699,13 @@ static enum runner_status write_results(run *r) {
       printf("  %s", row->reason);
     putchar('\n');
   }
+  /* what the verifier found beside the verdicts: its time, the reference's spread */
+  for (int v = 0; v < b->nvariant; v++)
+    for (int i = 0; i < b->nentry; i++) {
+      const verdict *d = verdict_of(r, v, i);
+      if (d->selected && d->status != RESULT_FAILED && d->reason[0])
+        printf("note: %s %s: %s\n", b->variants[v].name, b->entries[i].name, d->reason);
+    }
   free(rows);
   return bad ? RUNNER_NO_DEVICE : RUNNER_OK;
 }

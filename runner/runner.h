@@ -13,7 +13,8 @@ typedef struct runner_options {
   const char *dir;   /* the bundle directory */
   double timeout_s;  /* wall-clock limit of each worker and each nvcc run (seconds) */
   int reps;          /* timed runs per binding, and interleaved pairs (at least 50 is the rule) */
-  int seeds;         /* fresh input seeds per shape */
+  int seeds;         /* fresh input seeds per shape, before the fixed trials (verify.c) */
+  int deterministic; /* 1: every variant must rerun bit for bit, as with `deterministic` */
   const char *only;  /* NULL, or the one variant to build, verify and time (besides "ref") */
   int sanitize;      /* 1: compute-sanitizer memcheck and racecheck on the kept variant */
   int time;          /* 0: verify only */

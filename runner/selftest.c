@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "check.h"
 #include "compare.h"
 #include "draw.h"
 #include "elem.h"
-#include "fp16.h"
 #include "kfuse_bundle.h"
 #include "manifest.h"
 #include "proc.h"
@@ -26,17 +26,6 @@
 #include "rng.h"
 #include "stats.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (cond) {                                                                              \
-      passed++;                                                                              \
-    } else {                                                                                 \
-      failed++;                                                                              \
-      printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                        \
-    }                                                                                        \
-  } while (0)
 
 /* ---- half and bfloat16 ---- */
 
@@ -45,8 +34,8 @@ static int half_is_nan(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff
 static void test_fp16(void) {
   int roundtrip = 1, ties = 1;
   for (uint32_t h = 0; h < 0x10000; h++) {
-    float f = fp16_to_float((uint16_t)h);
-    uint16_t back = fp16_from_float(f);
+    float f = ec_half_to_float((uint16_t)h);
+    uint16_t back = ec_half_from_float(f);
     if (half_is_nan((uint16_t)h) ? !half_is_nan(back) : back != h)
       roundtrip = 0;
   }
@@ -54,44 +43,44 @@ static void test_fp16(void) {
   /* every midpoint between neighbouring finite halves rounds to the even one, and a hair
    * off the midpoint rounds to the nearer */
   for (uint32_t h = 0; h < 0x7bff; h++) {
-    float a = fp16_to_float((uint16_t)h), b = fp16_to_float((uint16_t)(h + 1));
+    float a = ec_half_to_float((uint16_t)h), b = ec_half_to_float((uint16_t)(h + 1));
     float m = (a + b) / 2;
     uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
-    if (fp16_from_float(m) != even || fp16_from_float(nextafterf(m, 0)) != h ||
-        fp16_from_float(nextafterf(m, INFINITY)) != h + 1 || fp16_from_float(-m) != (even | 0x8000))
+    if (ec_half_from_float(m) != even || ec_half_from_float(nextafterf(m, 0)) != h ||
+        ec_half_from_float(nextafterf(m, INFINITY)) != h + 1 || ec_half_from_float(-m) != (even | 0x8000))
       ties = 0;
   }
   CHECK(ties);
-  CHECK(fp16_from_float(1.0f) == 0x3c00);
-  CHECK(fp16_from_float(-2.0f) == 0xc000);
-  CHECK(fp16_from_float(65504.0f) == 0x7bff);
-  CHECK(fp16_from_float(65519.0f) == 0x7bff);
-  CHECK(fp16_from_float(65520.0f) == 0x7c00);
-  CHECK(fp16_from_float(1e30f) == 0x7c00);
-  CHECK(fp16_from_float(-INFINITY) == 0xfc00);
-  CHECK(half_is_nan(fp16_from_float(NAN)));
-  CHECK(fp16_from_float(0x1p-24f) == 0x0001);
-  CHECK(fp16_from_float(0x1p-25f) == 0x0000);
-  CHECK(fp16_from_float(0x1.8p-25f) == 0x0001);
-  CHECK(fp16_from_float(0.1f) == 0x2e66);
-  CHECK(fp16_to_float(0x0001) == 0x1p-24f);
-  CHECK(fp16_to_float(0x03ff) == 0x1.ff8p-15f);
-  CHECK(fp16_to_float(0x8000) == 0.0f && signbit(fp16_to_float(0x8000)));
+  CHECK(ec_half_from_float(1.0f) == 0x3c00);
+  CHECK(ec_half_from_float(-2.0f) == 0xc000);
+  CHECK(ec_half_from_float(65504.0f) == 0x7bff);
+  CHECK(ec_half_from_float(65519.0f) == 0x7bff);
+  CHECK(ec_half_from_float(65520.0f) == 0x7c00);
+  CHECK(ec_half_from_float(1e30f) == 0x7c00);
+  CHECK(ec_half_from_float(-INFINITY) == 0xfc00);
+  CHECK(half_is_nan(ec_half_from_float(NAN)));
+  CHECK(ec_half_from_float(0x1p-24f) == 0x0001);
+  CHECK(ec_half_from_float(0x1p-25f) == 0x0000);
+  CHECK(ec_half_from_float(0x1.8p-25f) == 0x0001);
+  CHECK(ec_half_from_float(0.1f) == 0x2e66);
+  CHECK(ec_half_to_float(0x0001) == 0x1p-24f);
+  CHECK(ec_half_to_float(0x03ff) == 0x1.ff8p-15f);
+  CHECK(ec_half_to_float(0x8000) == 0.0f && signbit(ec_half_to_float(0x8000)));
 
   roundtrip = 1;
   for (uint32_t h = 0; h < 0x10000; h++) {
-    float f = bf16_to_float((uint16_t)h);
-    uint16_t back = bf16_from_float(f);
-    if (isnan(f) ? !isnan(bf16_to_float(back)) : back != h)
+    float f = ec_bf16_to_float((uint16_t)h);
+    uint16_t back = ec_bf16_from_float(f);
+    if (isnan(f) ? !isnan(ec_bf16_to_float(back)) : back != h)
       roundtrip = 0;
   }
   CHECK(roundtrip);
-  CHECK(bf16_from_float(1.0f) == 0x3f80);
-  CHECK(bf16_from_float(1.00390625f) == 0x3f80);   /* tie: 1 + 2^-8 rounds to even 1.0 */
-  CHECK(bf16_from_float(1.01171875f) == 0x3f82);   /* tie: 1 + 3*2^-8 rounds up to even */
-  CHECK(bf16_from_float(nextafterf(1.00390625f, 2)) == 0x3f81); /* just above the tie */
-  CHECK(bf16_from_float(3.4e38f) == 0x7f80);       /* rounds to infinity */
-  CHECK(isnan(bf16_to_float(bf16_from_float(NAN))));
+  CHECK(ec_bf16_from_float(1.0f) == 0x3f80);
+  CHECK(ec_bf16_from_float(1.00390625f) == 0x3f80);   /* tie: 1 + 2^-8 rounds to even 1.0 */
+  CHECK(ec_bf16_from_float(1.01171875f) == 0x3f82);   /* tie: 1 + 3*2^-8 rounds up to even */
+  CHECK(ec_bf16_from_float(nextafterf(1.00390625f, 2)) == 0x3f81); /* just above the tie */
+  CHECK(ec_bf16_from_float(3.4e38f) == 0x7f80);       /* rounds to infinity */
+  CHECK(isnan(ec_bf16_to_float(ec_bf16_from_float(NAN))));
 }
 
 /* ---- random numbers ---- */
@@ -181,62 +170,62 @@ static void test_compare(void) {
 
   for (int i = 0; i < N; i++)
     ref[i] = out[i] = 1.0f;
-  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
   out[5] = 1.0f + 1.05e-4f; /* one element under atol + rtol*max|ref| = 1.1e-4 */
-  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
   out[5] = 1.0f + 2e-4f; /* over it */
-  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "element 5"));
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg) && strstr(msg, "element 5"));
   for (int i = 0; i < N; i++)
     out[i] = 1.0f + 1.05e-4f; /* each under the max bound, all together over the L2 bound */
-  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "||out-ref||"));
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg) && strstr(msg, "||out-ref||"));
   /* the scale is the buffer's: small elements may move by rtol * max|ref| */
   for (int i = 0; i < N; i++)
     ref[i] = out[i] = 0.001f;
   ref[0] = out[0] = 1000.0f;
   out[1] = 0.001f + 0.05f;
-  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
   out[1] = 0.001f + 0.2f;
-  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
   out[1] = 0.001f;
   /* NaN and Inf exactly where the reference has them */
   ref[3] = out[3] = NAN;
-  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
   out[3] = 1.0f;
-  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "reference nan"));
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg) && strstr(msg, "reference nan"));
   out[3] = NAN;
   out[4] = NAN;
-  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg) && strstr(msg, "element 4 is nan"));
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg) && strstr(msg, "element 4 is nan"));
   out[4] = ref[4];
   ref[6] = INFINITY;
   out[6] = -INFINITY;
-  CHECK(!cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(!cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
   out[6] = INFINITY;
-  CHECK(cmp_match(KB_F32, out, ref, N, t, msg, sizeof msg));
+  CHECK(cmp_match(KB_F32, out, ref, N, t, 0, msg, sizeof msg));
 
   int32_t iref[4] = {1, -2, 3, 4}, iout[4] = {1, -2, 3, 4};
-  CHECK(cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, -1, -1), msg, sizeof msg));
+  CHECK(cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, -1, -1), 0, msg, sizeof msg));
   iout[2] = 4;
-  CHECK(!cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, -1, -1), msg, sizeof msg) &&
+  CHECK(!cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, -1, -1), 0, msg, sizeof msg) &&
         strstr(msg, "element 2 is 4, reference 3"));
   /* with `tol`, integers follow the rule too: both criteria (rtol 0 would demand exactness
    * through the L2 criterion) */
-  CHECK(cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, 0.5, 1), msg, sizeof msg));
-  CHECK(!cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, 0, 1), msg, sizeof msg));
+  CHECK(cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, 0.5, 1), 0, msg, sizeof msg));
+  CHECK(!cmp_match(KB_I32, iout, iref, 4, cmp_tolerance(KB_I32, 0, 1), 0, msg, sizeof msg));
 
   uint16_t href[3], hout[3];
   for (int i = 0; i < 3; i++)
-    href[i] = fp16_from_float(1.0f + i);
-  hout[0] = fp16_from_float(1.005f);
+    href[i] = ec_half_from_float(1.0f + i);
+  hout[0] = ec_half_from_float(1.005f);
   hout[1] = href[1];
   hout[2] = href[2];
-  CHECK(cmp_match(KB_F16, hout, href, 3, cmp_tolerance(KB_F16, -1, -1), msg, sizeof msg));
-  hout[0] = fp16_from_float(1.2f);
-  CHECK(!cmp_match(KB_F16, hout, href, 3, cmp_tolerance(KB_F16, -1, -1), msg, sizeof msg));
+  CHECK(cmp_match(KB_F16, hout, href, 3, cmp_tolerance(KB_F16, -1, -1), 0, msg, sizeof msg));
+  hout[0] = ec_half_from_float(1.2f);
+  CHECK(!cmp_match(KB_F16, hout, href, 3, cmp_tolerance(KB_F16, -1, -1), 0, msg, sizeof msg));
 
   unsigned char bref[3] = {0, 1, 1}, bout[3] = {0, 1, 1};
-  CHECK(cmp_match(KB_BOOL, bout, bref, 3, cmp_tolerance(KB_BOOL, -1, -1), msg, sizeof msg));
+  CHECK(cmp_match(KB_BOOL, bout, bref, 3, cmp_tolerance(KB_BOOL, -1, -1), 0, msg, sizeof msg));
   bout[1] = 0xff;
-  CHECK(!cmp_match(KB_BOOL, bout, bref, 3, cmp_tolerance(KB_BOOL, -1, -1), msg, sizeof msg));
+  CHECK(!cmp_match(KB_BOOL, bout, bref, 3, cmp_tolerance(KB_BOOL, -1, -1), 0, msg, sizeof msg));
 
   /* poison: an element still all 0xff where the reference's is not */
   int32_t pref[4] = {5, -1, 7, 8}, pout[4] = {5, -1, -1, 8};
@@ -247,14 +236,43 @@ static void test_compare(void) {
   CHECK(cmp_unwritten_both(KB_I32, b2, 0xff, a2, 0x7f, 3) == 1);
   CHECK(cmp_unwritten_both(KB_I32, a2, 0xff, b2, 0x7f, 3) == -1);
 
-  int equal;
-  int64_t where;
   float s1[3] = {1, 2, 3}, s2[3] = {1, 2, 3};
-  CHECK(cmp_spread(KB_F32, s1, s2, 3, &equal, &where) == 0 && equal && where == -1);
+  ec_spread sp = cmp_spread(KB_F32, s1, s2, 3);
+  CHECK(sp.maxd == 0 && sp.first == -1 && sp.ndiff == 0);
   s2[1] = 2.5f;
-  CHECK(cmp_spread(KB_F32, s1, s2, 3, &equal, &where) == 0.5 && !equal && where == 1);
+  sp = cmp_spread(KB_F32, s1, s2, 3);
+  CHECK(sp.maxd == 0.5 && sp.first == 1 && sp.ndiff == 1);
   s2[2] = NAN;
-  CHECK(isinf(cmp_spread(KB_F32, s1, s2, 3, &equal, &where)));
+  sp = cmp_spread(KB_F32, s1, s2, 3);
+  CHECK(isinf(sp.maxd) && sp.ndiff == 2);
+
+  /* stress inputs: where the reference overflowed, no evidence either way; a finite
+   * reference still needs a finite output */
+  float sref[4] = {1, INFINITY, NAN, 2}, sout[4] = {1, 5, 7, 2};
+  CHECK(!cmp_match(KB_F32, sout, sref, 4, t, 0, msg, sizeof msg));
+  CHECK(cmp_match(KB_F32, sout, sref, 4, t, 1, msg, sizeof msg));
+  sout[3] = NAN;
+  CHECK(!cmp_match(KB_F32, sout, sref, 4, t, 1, msg, sizeof msg) && strstr(msg, "element 3 is nan"));
+
+  /* the statistics merge to the same verdict in any split (as GPU blocks gather them) */
+  enum { M = 1000 };
+  static float mo[M], mr[M];
+  for (int i = 0; i < M; i++) {
+    mr[i] = (float)sin(i * 0.37) * 3;
+    mo[i] = mr[i] + (i % 97 == 5 ? 1e-3f : 0) + (i == 700 ? 2e-3f : 0);
+  }
+  mo[410] = -INFINITY;
+  ec_cmp whole = cmp_stats(KB_F32, mo, mr, M, t, 0), parts, part;
+  ec_cmp_init(&parts);
+  for (int b = 0; b < 7; b++) {
+    ec_cmp_init(&part);
+    for (int i = b; i < M; i += 7)
+      ec_cmp_add(&part, KB_F32, mo, mr, i, 0, 0);
+    ec_cmp_merge(&parts, &part);
+  }
+  CHECK(whole.at == 700 && parts.at == whole.at && parts.maxd == whole.maxd &&
+        parts.bad == 410 && whole.bad == 410 && parts.maxref == whole.maxref &&
+        fabs(parts.sumd2 - whole.sumd2) < 1e-12 && fabs(parts.sumr2 - whole.sumr2) < 1e-6);
 }
 
 /* ---- a hand-made entry for drawing and manifest checks ---- */
@@ -279,39 +297,67 @@ static kb_binding bindings[] = {
     {0, check_values, "B=3 K=12 N=129 alpha=0.25", 11},
 };
 static kb_entry entry = {"linear", "kfuse_call_linear", 4, scalars, 3, buffers, 2, bindings,
-                         k_mod_4, -1, -1, 1};
+                         k_mod_4, -1, -1, 1, 0};
 static kb_variant variants[] = {{"ref", "ref.cu", "reference"}, {"v1", "v1.cu", "user"}};
 static kb_bundle bundle = {KB_ABI_VERSION, "linear.cu", "00", "", 1, &entry, 2, variants};
 
-static void test_draw(void) {
+/* Fill n elements of `type` by a resolved draw. */
+static void fill(void *buf, int type, int64_t n, int dist, double lo, double hi,
+                 uint64_t seed) {
+  ec_draw d = {type, dist, lo, hi, 1, 0, 0, seed};
+  draw_fill(buf, n, &d);
+}
+
+/* An entry with one input of each kind of distribution, for draw_spec and the stresses. */
+static double lo_m1(const kb_value *s) { (void)s; return -1; }
+static double hi_p1(const kb_value *s) { (void)s; return 1; }
+static int64_t elems_n(const kb_value *s) { return s[0].i; }
+static double hi_first(const kb_value *s) { return (double)s[0].i; }
+static const kb_scalar n_scalar[] = {{"N", 0}};
+static const kb_buffer mixed_buffers[] = {
+    {"a", KB_IN, KB_F32, "[N]", elems_n, KB_DIST_DEFAULT, NULL, NULL},
+    {"b", KB_INOUT, KB_F16, "[N]", elems_n, KB_DIST_NORMAL, NULL, NULL},
+    {"p", KB_IN, KB_F32, "[N]", elems_n, KB_DIST_POSITIVE, NULL, NULL},
+    {"u", KB_IN, KB_F32, "[N]", elems_n, KB_DIST_UNIFORM, lo_m1, hi_p1},
+    {"c", KB_IN, KB_I32, "[N]", elems_n, KB_DIST_INT, lo_zero, hi_first},
+    {"m", KB_IN, KB_BOOL, "[N]", elems_n, KB_DIST_DEFAULT, NULL, NULL},
+    {"q", KB_IN, KB_U8, "[N]", elems_n, KB_DIST_DEFAULT, NULL, NULL},
+    {"y", KB_OUT, KB_F32, "[N]", elems_n, KB_DIST_DEFAULT, NULL, NULL},
+};
+
+static void test_draw_values(void) {
   enum { N = 20000 };
-  static float f[N];
+  static float f[N], g[N];
   static int8_t i8[N];
   static uint8_t u8[N];
   static unsigned char b[N];
   static int32_t i32[N];
-  rng r;
-  double sum = 0;
+  double sum = 0, sq = 0;
   int ok = 1;
 
-  rng_seed(&r, 1);
-  draw_fill(f, KB_F32, N, KB_DIST_DEFAULT, 0, 0, &r);
-  for (int i = 0; i < N; i++)
+  fill(f, KB_F32, N, KB_DIST_NORMAL, 0, 0, 1);
+  for (int i = 0; i < N; i++) {
     sum += f[i];
-  CHECK(fabs(sum / N) < 0.05);
-  draw_fill(f, KB_F32, N, KB_DIST_UNIFORM, -4, 4, &r);
+    sq += (double)f[i] * f[i];
+  }
+  CHECK(fabs(sum / N) < 0.05 && fabs(sq / N - 1) < 0.05);
+  /* element i is a function of (seed, i): the same again, another seed differs */
+  fill(g, KB_F32, N, KB_DIST_NORMAL, 0, 0, 1);
+  CHECK(memcmp(f, g, sizeof f) == 0);
+  fill(g, KB_F32, N, KB_DIST_NORMAL, 0, 0, 2);
+  CHECK(memcmp(f, g, sizeof f) != 0);
+  ec_draw d = {KB_F32, KB_DIST_NORMAL, 0, 0, 1, 0, 0, 1};
+  CHECK((float)ec_draw_value(&d, 12345) == f[12345]);
+
+  fill(f, KB_F32, N, KB_DIST_UNIFORM, -4, 4, 3);
   for (int i = 0; i < N; i++)
     ok &= f[i] >= -4 && f[i] <= 4;
   CHECK(ok);
-  draw_fill(f, KB_F32, N, KB_DIST_POSITIVE, 0, 0, &r);
-  for (int i = 0; i < N; i++)
-    ok &= f[i] >= 0.1f && f[i] <= 2;
-  CHECK(ok);
-  draw_fill(f, KB_F32, N, KB_DIST_INT, 0, 10, &r);
+  fill(f, KB_F32, N, KB_DIST_INT, 0, 10, 4);
   for (int i = 0; i < N; i++)
     ok &= f[i] >= 0 && f[i] < 10 && f[i] == floorf(f[i]);
   CHECK(ok);
-  draw_fill(i8, KB_I8, N, KB_DIST_DEFAULT, 0, 0, &r);
+  fill(i8, KB_I8, N, KB_DIST_INT, -100, 100, 5);
   int lo = 0, hi = 0;
   for (int i = 0; i < N; i++) {
     ok &= i8[i] >= -100 && i8[i] < 100;
@@ -319,22 +365,103 @@ static void test_draw(void) {
     hi |= i8[i] == 99;
   }
   CHECK(ok && lo && hi);
-  draw_fill(u8, KB_U8, N, KB_DIST_DEFAULT, 0, 0, &r);
+  fill(i32, KB_I32, N, KB_DIST_INT, -3, 3, 6);
   for (int i = 0; i < N; i++)
-    ok &= u8[i] < 100;
+    ok &= i32[i] >= -3 && i32[i] < 3;
   CHECK(ok);
-  draw_fill(b, KB_BOOL, N, KB_DIST_DEFAULT, 0, 0, &r);
+  fill(u8, KB_U8, N, KB_DIST_NORMAL, 0, 0, 7); /* normal on an unsigned type saturates at 0 */
+  int zeros = 0;
+  for (int i = 0; i < N; i++)
+    zeros += u8[i] == 0;
+  CHECK(zeros > N / 3);
+  fill(b, KB_BOOL, N, KB_DIST_INT, 0, 2, 8);
   int ones = 0;
   for (int i = 0; i < N; i++) {
     ok &= b[i] <= 1;
     ones += b[i];
   }
   CHECK(ok && ones > N / 3 && ones < 2 * N / 3);
-  draw_fill(i32, KB_I32, N, KB_DIST_INT, -3, 3, &r);
-  for (int i = 0; i < N; i++)
-    ok &= i32[i] >= -3 && i32[i] < 3;
-  CHECK(ok);
 
+  /* endpoints: uniform draws sit on lo and hi a quarter of the time each, all within */
+  ec_draw e = {KB_F32, KB_DIST_UNIFORM, 0, 1, 1, 0, 1, 9};
+  draw_fill(f, N, &e);
+  int at_lo = 0, at_hi = 0, near = 0;
+  for (int i = 0; i < N; i++) {
+    ok &= f[i] >= 0 && f[i] <= 1;
+    at_lo += f[i] == 0;
+    at_hi += f[i] == 1;
+    near += (f[i] > 0 && f[i] < 1e-3f) || (f[i] < 1 && f[i] > 1 - 1e-3f);
+  }
+  CHECK(ok && abs(at_lo - N / 4) < N / 20 && abs(at_hi - N / 4) < N / 20 && near > N / 3);
+  /* int endpoints: lo and hi - 1, and their neighbours */
+  ec_draw ei = {KB_I32, KB_DIST_INT, 0, 1000, 1, 0, 1, 10};
+  draw_fill(i32, N, &ei);
+  int ends = 0, next = 0;
+  for (int i = 0; i < N; i++) {
+    ok &= i32[i] >= 0 && i32[i] < 1000;
+    ends += i32[i] == 0 || i32[i] == 999;
+    next += i32[i] == 1 || i32[i] == 998;
+  }
+  CHECK(ok && ends > N / 2 && next > N / 5);
+  /* scale and shift apply to normal draws */
+  ec_draw sh = {KB_F32, KB_DIST_NORMAL, 0, 0, 10, 100, 0, 1};
+  draw_fill(g, N, &sh);
+  fill(f, KB_F32, N, KB_DIST_NORMAL, 0, 0, 1);
+  for (int i = 0; i < N; i++)
+    ok &= fabsf(g[i] - (f[i] * 10 + 100)) < 1e-3f;
+  CHECK(ok);
+}
+
+static void test_draw_specs(void) {
+  kb_entry e = {"mixed", "kfuse_call_mixed", 1, n_scalar, 8, mixed_buffers, 0, NULL, NULL,
+                -1, -1, 1, 0};
+  kb_value s[1] = {{.i = 50}};
+  ec_draw d = draw_spec(&e, 0, s, 1, NULL);
+  CHECK(d.dist == KB_DIST_NORMAL && d.scale == 1 && d.shift == 0 && !d.endpoints);
+  d = draw_spec(&e, 2, s, 1, NULL);
+  CHECK(d.dist == KB_DIST_UNIFORM && d.lo == 0.1 && d.hi == 2.0);
+  d = draw_spec(&e, 4, s, 1, NULL);
+  CHECK(d.dist == KB_DIST_INT && d.lo == 0 && d.hi == 50);
+  d = draw_spec(&e, 5, s, 1, NULL);
+  CHECK(d.dist == KB_DIST_INT && d.lo == 0 && d.hi == 2);
+  d = draw_spec(&e, 6, s, 1, NULL);
+  CHECK(d.dist == KB_DIST_INT && d.lo == 0 && d.hi == 100);
+
+  /* the stresses, in order: normal x10, x100; a and b +-100 in turn; positive; endpoints */
+  draw_stress st[32];
+  char text[128];
+  int n = draw_stresses(&e, st, 32);
+  CHECK(n == 9);
+  CHECK(st[0].kind == DS_SCALE && st[0].amount == 10 && st[1].amount == 100);
+  CHECK(st[2].kind == DS_SHIFT && st[2].buffer == 0 && st[2].amount == 100);
+  CHECK(st[3].kind == DS_SHIFT && st[3].buffer == 0 && st[3].amount == -100);
+  CHECK(st[4].kind == DS_SHIFT && st[4].buffer == 1 && st[5].buffer == 1);
+  CHECK(st[6].kind == DS_POSITIVE && st[6].amount == 100 && st[7].amount == 0.01);
+  CHECK(st[8].kind == DS_ENDPOINTS);
+  draw_stress_text(&e, &st[3], text, sizeof text);
+  CHECK(strcmp(text, "'a' - 100") == 0);
+  draw_stress_text(&e, &st[1], text, sizeof text);
+  CHECK(strcmp(text, "normal inputs x100") == 0);
+  draw_stress_text(&e, &st[7], text, sizeof text);
+  CHECK(strcmp(text, "positive inputs / 100") == 0);
+  /* each changes only its buffers */
+  CHECK(draw_spec(&e, 0, s, 1, &st[1]).scale == 100 && draw_spec(&e, 1, s, 1, &st[1]).scale == 100);
+  CHECK(draw_spec(&e, 2, s, 1, &st[1]).scale == 1 && draw_spec(&e, 3, s, 1, &st[1]).scale == 1);
+  CHECK(draw_spec(&e, 0, s, 1, &st[4]).shift == 0 && draw_spec(&e, 1, s, 1, &st[4]).shift == 100);
+  CHECK(draw_spec(&e, 2, s, 1, &st[6]).scale == 100 && draw_spec(&e, 0, s, 1, &st[6]).scale == 1);
+  CHECK(draw_spec(&e, 3, s, 1, &st[8]).endpoints && draw_spec(&e, 4, s, 1, &st[8]).endpoints &&
+        draw_spec(&e, 6, s, 1, &st[8]).endpoints);
+  CHECK(!draw_spec(&e, 5, s, 1, &st[8]).endpoints && !draw_spec(&e, 2, s, 1, &st[8]).endpoints &&
+        !draw_spec(&e, 0, s, 1, &st[8]).endpoints);
+  /* an entry of integers alone has endpoints only */
+  kb_entry ints = e;
+  ints.buffers = mixed_buffers + 4;
+  ints.nbuffer = 4;
+  CHECK(draw_stresses(&ints, st, 32) == 1 && st[0].kind == DS_ENDPOINTS);
+}
+
+static void test_draw_shapes(void) {
+  int ok = 1;
   /* shapes: within the assumes, new, and the same for the same seed */
   kb_value d1[8 * 4], d2[8 * 4], d3[8 * 4];
   int n1 = draw_shapes(&entry, 5, 8, d1), n2 = draw_shapes(&entry, 5, 8, d2);
@@ -356,6 +483,35 @@ static void test_draw(void) {
   }
   CHECK(ok);
   CHECK(odd >= n1 / 2);
+
+  /* past the bindings: each integer scalar beyond its largest binding (2m+1 where the
+   * assumes allow: K % 4 == 0 takes 516 for 2*256+1), within the assumes and the limit */
+  kb_value p1[4 * 4], p2[4 * 4];
+  int w1[4], w2[4];
+  int np = draw_past_shapes(&entry, 7, 4, p1, w1);
+  CHECK(np == 3 && w1[0] == 0 && w1[1] == 1 && w1[2] == 2);
+  CHECK(draw_past_shapes(&entry, 7, 4, p2, w2) == np && memcmp(p1, p2, sizeof(kb_value) * 4 * np) == 0);
+  CHECK(p1[0].i == 129 && p1[4 + 1].i == 516 && p1[8 + 2].i == 1025);
+  for (int k = 0; k < np; k++) {
+    const kb_value *v = p1 + k * 4;
+    ok &= k_mod_4(v) && manifest_shape_bytes(&entry, v) > 0 &&
+          manifest_shape_bytes(&entry, v) <= draw_past_byte_limit(&entry);
+    ok &= v[3].f == 0.25; /* from the smallest binding */
+  }
+  CHECK(ok);
+  /* with little room, the others shrink: a limit of 256 MiB is 2^28 bytes, and N past
+   * 2^27 would need K to stay small */
+  static kb_value big_values[] = {{.i = 4}, {.i = 4096}, {.i = 1 << 16}, {.f = 1}};
+  kb_binding big_bindings[] = {{1, big_values, "big", 1}};
+  kb_entry big = entry;
+  big.bindings = big_bindings;
+  big.nbinding = 1;
+  np = draw_past_shapes(&big, 7, 4, p1, w1);
+  CHECK(np == 3);
+  for (int k = 0; k < np; k++)
+    ok &= manifest_shape_bytes(&big, p1 + k * 4) <= draw_past_byte_limit(&big) &&
+          p1[k * 4 + w1[k]].i > big_values[w1[k]].i;
+  CHECK(ok);
 }
 
 static void test_manifest(void) {
@@ -550,7 +706,9 @@ int main(void) {
   test_rng();
   test_stats();
   test_compare();
-  test_draw();
+  test_draw_values();
+  test_draw_specs();
+  test_draw_shapes();
   test_manifest();
   test_results();
   test_proc();

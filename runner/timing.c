@@ -13,17 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "harness.h"
 #include "rng.h"
 #include "worker.h"
 
 enum { WARMUP = 5 };
 
-/* Buffers and inputs of one tune binding, uploaded once. */
+/* Buffers and inputs of one tune binding, drawn once. */
 typedef struct bench {
   const kb_value *s;  /* the binding's scalars */
   hn_set set;
-  unsigned char *in[64];
+  ec_draw in[64];
   int has_inout;
 } bench;
 
@@ -32,31 +33,28 @@ static int bench_open(const worker_job *j, harness *h, int g, bench *b, char *wh
   const kb_entry *e = j->e;
   memset(b, 0, sizeof *b);
   b->s = e->bindings[g].values;
+  if (e->nbuffer > 64) {
+    snprintf(why, size, "runner: more than 64 buffers");
+    return -1;
+  }
   if (harness_alloc(&b->set, e, b->s, 0, why, size) != 0)
     return -1;
+  uint64_t seed = rng_mix(WORKER_SEED, 0x74696d65ull + (uint64_t)g);
   for (int k = 0; k < e->nbuffer; k++) {
     b->has_inout |= e->buffers[k].role == KB_INOUT;
-    if (e->buffers[k].role != KB_OUT && !(b->in[k] = malloc(b->set.bytes[k] + 1))) {
-      snprintf(why, size, "runner: out of host memory");
-      return -1;
-    }
+    b->in[k] = draw_spec(e, k, b->s, rng_mix(seed, (uint64_t)k), NULL);
   }
-  worker_draw_inputs(e, b->s, rng_mix(WORKER_SEED, 0x74696d65ull + (uint64_t)g), b->in);
-  return harness_upload(h, &b->set, b->in, 1 << KB_IN | 1 << KB_INOUT, why, size) == HN_OK
+  return harness_fill(h, &b->set, b->in, 1 << KB_IN | 1 << KB_INOUT, why, size) == HN_OK
              ? 0
              : -1;
 }
 
-static void bench_close(bench *b) {
-  for (int k = 0; k < 64; k++)
-    free(b->in[k]);
-  harness_release(&b->set);
-}
+static void bench_close(bench *b) { harness_release(&b->set); }
 
 /* One timed run of lib on b, restoring inout buffers first. */
 static int timed(harness *h, const hn_lib *lib, bench *b, double *ms, char *why,
                  size_t size) {
-  if (b->has_inout && harness_upload(h, &b->set, b->in, 1 << KB_INOUT, why, size) != HN_OK)
+  if (b->has_inout && harness_fill(h, &b->set, b->in, 1 << KB_INOUT, why, size) != HN_OK)
     return -1;
   return harness_time(h, lib, &b->set, b->s, ms, why, size) == HN_OK ? 0 : -1;
 }
@@ -71,6 +69,8 @@ int timing_own_job(const worker_job *j, harness *h, const hn_lib *lib) {
     worker_say(j, "fail", "runner: out of host memory");
     return 1;
   }
+  harness_use_stream(h, 0);
+  h->hold = 0;
   for (int g = 0; g < e->nbinding; g++) {
     if (!e->bindings[g].is_tune)
       continue;

@@ -43,18 +43,9 @@ void worker_say_times(const worker_job *j, const char *kind, int binding, const 
   fflush(j->out);
 }
 
-void worker_draw_inputs(const kb_entry *e, const kb_value *s, uint64_t seed,
-                        unsigned char *const *in) {
-  for (int k = 0; k < e->nbuffer; k++) {
-    const kb_buffer *b = &e->buffers[k];
-    rng r;
-    if (b->role == KB_OUT)
-      continue;
-    rng_seed(&r, rng_mix(seed, (uint64_t)k));
-    double lo = b->lo ? b->lo(s) : 0, hi = b->hi ? b->hi(s) : 0;
-    draw_fill(in[k], b->type, b->elems(s), b->dist, lo, hi, &r);
-  }
-}
+uint64_t worker_drawn_seed(int entry) { return rng_mix(WORKER_SEED, (uint64_t)entry); }
+
+uint64_t worker_past_seed(int entry) { return rng_mix(WORKER_SEED, 0x70617374ull + (uint64_t)entry); }
 
 /* The NVIDIA driver's version through NVML, loaded at run time (no link dependency). */
 static int nvml_driver_version(char *buf, unsigned size) {
@@ -113,9 +104,9 @@ int runner_child_main(int argc, char **argv) {
   worker_job j;
   manifest m = {0};
   char path[4096], err[1024];
-  if (argc != 8) {
+  if (argc != 9) {
     fprintf(stderr, "kfuse-runner: error: the worker takes JOB DIR OUT VARIANT ENTRY SEEDS "
-                    "REPS\n");
+                    "REPS FLAGS\n");
     return 2;
   }
   memset(&j, 0, sizeof j);
@@ -125,6 +116,7 @@ int runner_child_main(int argc, char **argv) {
   j.entry = atoi(argv[5]);
   j.seeds = atoi(argv[6]);
   j.reps = atoi(argv[7]);
+  j.flags = atoi(argv[8]);
   j.out = fopen(argv[3], "w");
   if (!j.out) {
     fprintf(stderr, "kfuse-runner: error: cannot write %s\n", argv[3]);

@@ -30,6 +30,14 @@
 /* The fixed seed everything random derives from. */
 #define WORKER_SEED 0x6b66757365ull
 
+/* The seeds of the extra shapes of entry i (draw_shapes, draw_past_shapes), so that
+ * `kfuse-runner --list` shows the shapes the verifier uses. */
+uint64_t worker_drawn_seed(int entry);
+uint64_t worker_past_seed(int entry);
+
+/* Flags of a job (the worker's FLAGS argument). */
+#define WORKER_DETERMINISTIC 1 /* every entry must rerun bit for bit (kfuse-runner --deterministic) */
+
 typedef struct worker_job {
   const char *dir;       /* the bundle directory */
   const kb_bundle *b;
@@ -37,6 +45,7 @@ typedef struct worker_job {
   int entry, variant;    /* their indexes */
   int seeds;             /* fresh input seeds per shape */
   int reps;              /* timed runs per binding; 0: no timing */
+  int flags;             /* WORKER_DETERMINISTIC */
   FILE *out;             /* the result file */
 } worker_job;
 
@@ -62,9 +71,5 @@ int timing_compare_job(const worker_job *j);
 struct harness;
 struct hn_lib;
 int timing_own_job(const worker_job *j, struct harness *h, const struct hn_lib *lib);
-
-/* Draw the inputs of e's `in` and `inout` buffers at scalars s from seed into in[k]. */
-void worker_draw_inputs(const kb_entry *e, const kb_value *s, uint64_t seed,
-                        unsigned char *const *in);
 
 #endif

@@ -13,7 +13,7 @@ __global__ void scale_kernel(const float* x, float* y, int n, float alpha) {
 // kfuse: in  x float[N]
 // kfuse: out y float[N]
 // kfuse:
-// CHECK: {{.*}}empty-directive.cu:[[@LINE-1]]:10: error: expected a directive: in, out, inout, tune, check, assume, init or tol
+// CHECK: {{.*}}empty-directive.cu:[[@LINE-1]]:10: error: expected a directive: in, out, inout, tune, check, assume, init, tol or deterministic
 // kfuse: tune N=1024 alpha=2.0
 extern "C" void scale(const float* x, float* y, int N, float alpha, cudaStream_t stream) {
   scale_kernel<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, alpha);

@@ -69,6 +69,7 @@ run_test() {
   {
     sed -n 's/^.*RUN: *//p' "$file" | while IFS= read -r line; do
       line=${line//%kfuse-runner/$runner}
+      line=${line//%runner-gpu-selftest/$build/runner/runner-gpu-selftest}
       line=${line//%runner-selftest/$selftest}
       line=${line//%bundles/$work/bundles}
       line=${line//%python/python3}

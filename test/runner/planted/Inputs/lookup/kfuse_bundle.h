@@ -1,0 +1,1 @@
+../../../../../runner/kfuse_bundle.h

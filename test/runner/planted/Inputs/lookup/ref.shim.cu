@@ -1,0 +1,15 @@
+// The call shim of variant "ref", as kfuse writes one (kfuse_bundle.h). A test makes a
+// variant's shim from this one by changing the file name in the #include.
+#include "ref.cu"
+#include "kfuse_bundle.h"
+
+extern "C" int kfuse_call_root(void *const *bufs, const kb_value *s, void *stream) {
+  root((const float *)bufs[0], (float *)bufs[1], (int)s[0].i, (cudaStream_t)stream);
+  return 0;
+}
+
+extern "C" int kfuse_call_gather(void *const *bufs, const kb_value *s, void *stream) {
+  gather((const float *)bufs[0], (const int *)bufs[1], (float *)bufs[2], (int)s[0].i,
+         (int)s[1].i, (int)s[2].i, (cudaStream_t)stream);
+  return 0;
+}
