@@ -37,7 +37,10 @@ static const char usage[] =
     "                      model: the program model as text\n"
     "                      model-json: the program model as JSON\n"
     "                      lifted: the input with every lifted kernel re-printed\n"
+    "                      transformed: the program after the passes (default\n"
+    "                      parameters), NOT verified or measured: for reading\n"
     "  --passes=A,B        run only these passes, in this order ('' for none)\n"
+    "  --max-variants=N    at most N combinations of the passes' parameters (default 12)\n"
     "  --print-after=PASS  print the program after PASS to standard error\n"
     "  --list-passes       list the passes and exit\n"
     "  -R, --remarks       print remarks (opaque kernels, missed optimizations)\n"
@@ -151,8 +154,16 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
         o.emit = EMIT_MODEL_JSON;
       else if (!strcmp(k, "lifted"))
         o.emit = EMIT_LIFTED;
+      else if (!strcmp(k, "transformed"))
+        o.emit = EMIT_TRANSFORMED;
       else
-        return usage_error("unknown --emit kind '%s'; expected cuda, model, model-json or lifted", k);
+        return usage_error("unknown --emit kind '%s'; expected cuda, model, model-json, lifted or transformed", k);
+    } else if (starts(a, "--max-variants=")) {
+      char *end;
+      long v = strtol(a + 15, &end, 10);
+      if (!a[15] || *end || v < 1 || v > 1000)
+        return usage_error("--max-variants needs a count from 1 to 1000, not '%s'", a + 15);
+      o.max_variants = (int)v;
     } else if (starts(a, "--passes=")) {
       o.passes = a + 9;
     } else if (starts(a, "--print-after=")) {

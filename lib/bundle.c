@@ -372,6 +372,13 @@ int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variant
     s->name = arena_printf(m->arena, "v%d", v + 1);
     s->file = arena_printf(m->arena, "v%d.cu", v + 1);
     s->recipe = variants[v].recipe;
+    if (!variants[v].path) {
+      s->text = xmalloc(variants[v].size + 1);
+      memcpy(s->text, variants[v].text, variants[v].size);
+      s->text[variants[v].size] = 0;
+      s->size = variants[v].size;
+      continue;
+    }
     s->text = slurp(variants[v].path, &s->size, d);
     if (!s->text)
       goto done;

@@ -10,16 +10,20 @@
 #include "model.h"
 #include "tu.h"
 
-/* A variant to put into the bundle: a source file implementing the same entries. */
+/* A variant to put into the bundle: a source file implementing the same entries, or the
+ * text of one that kfuse's passes made. */
 typedef struct bundle_variant {
-  const char *path;     /* the source as given */
-  const char *recipe;   /* what produced it, e.g. "user:cand.cu" */
+  const char *path;     /* the source as given; NULL for a pass-made variant */
+  const char *text;     /* the pass-made variant's source (path NULL) */
+  size_t size;
+  const char *recipe;   /* what produced it, e.g. "user:cand.cu", "fuse-pointwise(...)@..." */
 } bundle_variant;
 
 /* Writes the bundle for reference model m (parsed from m->path) into dir, creating it.
- * Each variant is parsed and must define every annotated entry of m as an extern "C"
- * function with the same parameter and return types. Returns 0 after reporting to d; a
- * failed bundle leaves no directory behind. */
+ * Each user variant is parsed and must define every annotated entry of m as an extern "C"
+ * function with the same parameter and return types (a pass-made variant keeps the
+ * entries' definitions by construction). Returns 0 after reporting to d; a failed bundle
+ * leaves no directory behind. */
 int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variants, int nvariants,
                  const tu_options *opt, diag *d);
 

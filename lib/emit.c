@@ -184,6 +184,15 @@ static void text_entry(const kmodel *m, const kentry *e, strbuf *b) {
     sb_printf(b, "  tol rtol=%g atol=%g\n", e->annot.rtol, e->annot.atol);
   if (e->annot.deterministic)
     sb_puts(b, "  deterministic\n");
+  for (int i = 0; i < e->nhostvars; i++) {
+    const khostvar *v = &e->hostvars[i];
+    sb_printf(b, "  host %s (%s) = ", v->name, v->type_spelling);
+    if (v->init)
+      xexpr_print(v->init, b);
+    else
+      sb_puts(b, "?");
+    sb_puts(b, v->assigned ? " (assigned later)\n" : "\n");
+  }
   const kstep **all = arena_alloc(m->arena, sizeof *all * (size_t)(e->nflat + 1));
   flatten_steps(e->steps, e->nsteps, all);
   sb_printf(b, "  steps: %d\n", e->nflat);

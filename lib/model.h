@@ -122,7 +122,22 @@ typedef struct karg {
   int buffer;           /* see kref_kind */
   const char *offset;   /* pointer arithmetic on the buffer ("b * K"), or NULL */
   int reads, writes;    /* what the callee does through it (pointer arguments) */
+  xexpr *value;         /* a non-buffer argument of the entry's own body as an integer
+                         * expression over its scalars and host variables (casts dropped,
+                         * sizeof evaluated); NULL when it is none kfuse reads */
 } karg;
+
+/* A variable of an entry's body declared with an initial value, so that passes can read
+ * the sizes the entry computes (`const int64_t n = B * OUT;`). */
+typedef struct khostvar {
+  const char *name;
+  const char *type_spelling;
+  xexpr *init;          /* the initializer as an integer expression over the entry's scalars
+                         * and earlier host variables; NULL when it is none kfuse reads */
+  int assigned;         /* assigned, incremented or had its address taken after its
+                         * declaration: its value may differ from init */
+  unsigned decl;        /* offset of its declaration */
+} khostvar;
 
 typedef enum kstep_kind {
   KS_LAUNCH,      /* kernel<<<grid, block, smem, stream>>>(args) */
@@ -149,6 +164,8 @@ typedef struct kstep {
   int nargs, cap_args;
   /* KS_ALLOC: */
   const char *var;      /* the pointer variable allocated (or freed) */
+  unsigned var_decl;    /* KS_ALLOC: the offset of that variable's name in its declaration
+                         * (0 when not declared in the entry's body) */
   const char *size;     /* byte count as written */
   int async;            /* the *Async form */
   /* KS_LOOP / KS_COND: */
@@ -174,6 +191,8 @@ typedef struct kentry {
   kstep *steps;               /* top-level steps in order */
   int nsteps, cap_steps;
   int nflat;                  /* steps in all, nested ones included */
+  khostvar *hostvars;         /* the body's variables with initial values, in order */
+  int nhostvars, cap_hostvars;
   const char *opaque_why;     /* non-NULL when the launch sequence could not be traced */
 } kentry;
 

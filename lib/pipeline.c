@@ -15,6 +15,7 @@
 #include "emit.h"
 #include "print.h"
 #include "rewrite.h"
+#include "variant.h"
 
 /* Splits a comma-separated pass list and looks each name up. Returns the count, or -1
  * after reporting an unknown name. */
@@ -53,6 +54,88 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d) {
     return KFUSE_USAGE_ERROR;
   }
   return KFUSE_OK;
+}
+
+enum { MAX_VARIANTS = 12 }; /* the default of --max-variants */
+
+/*
+ * The variants the passes make of m: the passes of o->passes (or the default list) applied
+ * in order at every site they find, once per combination of their parameters' values (the
+ * defaults first, then an odometer over the values, at most MAX_VARIANTS), each a whole
+ * file; a combination that gives the same text as an earlier one is dropped. Remarks of
+ * missed sites are reported once, with -R. Returns the count, or -1 after a usage error.
+ */
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d) {
+  const pass *list[64];
+  int npass = o->passes ? parse_pass_list(o->passes, list, 64, d) : 0;
+  if (npass < 0)
+    return -1;
+  if (!o->passes)
+    for (; npass < pass_count && npass < 64; npass++)
+      list[npass] = pass_list[npass];
+  *out = NULL;
+  if (!npass)
+    return 0;
+  /* the odometer: one digit per parameter of every pass */
+  const pass_param *params[64];
+  int nparams[64], digits = 0, pos[256] = {0};
+  for (int p = 0; p < npass; p++) {
+    nparams[p] = list[p]->params(&params[p]);
+    digits += nparams[p];
+  }
+  if (digits > 256)
+    KFUSE_BUG("the passes have %d parameters; at most 256", digits);
+  int n = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
+  for (int combo = 0; combo < most; combo++) {
+    variant *v = variant_new(m);
+    int digit = 0, ok = 1;
+    for (int p = 0; p < npass && ok; p++) {
+      int values[32];
+      for (int q = 0; q < nparams[p] && q < 32; q++)
+        values[q] = params[p][q].values[pos[digit + q]];
+      digit += nparams[p];
+      pass_site *sites = NULL;
+      int nsites = 0;
+      list[p]->find(v, &sites, &nsites, o->remarks && combo == 0, d);
+      for (int s = 0; s < nsites && ok; s++)
+        ok = list[p]->apply(v, &sites[s], values, d);
+      if (o->verbose && combo == 0)
+        fprintf(stderr, "kfuse: pass %s: %d site%s\n", list[p]->name, nsites, nsites == 1 ? "" : "s");
+      if (o->print_after && combo == 0 && !strcmp(o->print_after, list[p]->name)) {
+        strbuf b = {0};
+        variant_print(v, &b, d);
+        fprintf(stderr, "// ---- after %s ----\n%s", list[p]->name, b.s ? b.s : "");
+        sb_free(&b);
+      }
+    }
+    if (ok && (v->nedits || v->nkernels)) {
+      strbuf b = {0};
+      ok = variant_print(v, &b, d);
+      int dup = 0;
+      for (int i = 0; i < n && ok; i++)
+        dup |= (*out)[i].size == b.len && !memcmp((*out)[i].text, b.s, b.len);
+      if (ok && !dup) {
+        bundle_variant *bv = ARENA_PUSH(m->arena, *out, n, cap);
+        bv->text = arena_strndup(m->arena, b.s, b.len);
+        bv->size = b.len;
+        bv->recipe = arena_strdup(m->arena, v->recipe.s);
+      }
+      sb_free(&b);
+    }
+    variant_free(v);
+    /* the next combination: the first digit turns fastest */
+    int carry = 1, d2 = 0;
+    for (int p = 0; p < npass && carry; p++)
+      for (int q = 0; q < nparams[p] && carry; q++, d2++) {
+        if (++pos[d2] < params[p][q].nvalues)
+          carry = 0;
+        else
+          pos[d2] = 0;
+      }
+    if (carry)
+      break; /* every combination made */
+  }
+  return n;
 }
 
 /* Replaces the body of every lifted kernel with the printer's version of it. */
@@ -103,26 +186,13 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
   strbuf out = {0};
   rewriter *rw = rw_new(m->text, m->size);
 
-  /* 3. Passes: each finds its legal sites and applies itself (none yet, step 4 on). */
-  const pass *list[64];
-  int npass = o->passes ? parse_pass_list(o->passes, list, 64, d) : 0;
-  if (!o->passes)
-    for (; npass < pass_count && npass < 64; npass++)
-      list[npass] = pass_list[npass];
-  for (int i = 0; i < npass; i++) {
-    pass_site *sites = NULL;
-    int nsites = 0;
-    list[i]->find(m, &sites, &nsites, d);
-    if (o->verbose)
-      fprintf(stderr, "kfuse: pass %s: %d site%s\n", list[i]->name, nsites, nsites == 1 ? "" : "s");
-    if (o->print_after && !strcmp(o->print_after, list[i]->name)) {
-      strbuf b = {0};
-      rw_apply(rw, &b);
-      fprintf(stderr, "// ---- after %s ----\n%s", list[i]->name, b.s ? b.s : "");
-      sb_free(&b);
-    }
+  /* 3. Passes, 4. variants: each combination of the passes' parameters makes one. */
+  bundle_variant *variants = NULL;
+  int nvariants = kfuse_variants(o, m, &variants, d);
+  if (nvariants < 0) {
+    st = KFUSE_USAGE_ERROR;
+    goto out;
   }
-
 
   /* 7. Emit. */
   switch (o->emit) {
@@ -136,10 +206,18 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
     reprint_kernels(m, rw, d);
     rw_apply(rw, &out);
     break;
+  case EMIT_TRANSFORMED:
+    /* the first variant (every pass with its default parameters), neither verified nor
+     * measured: for reading what the passes do */
+    if (nvariants)
+      sb_putn(&out, variants[0].text, variants[0].size);
+    else
+      rw_apply(rw, &out);
+    break;
   case EMIT_CUDA: {
-    /* 4-6. Variants, measurement, selection: a recorded variant that was verified and
-     * measured faster replaces the input whole. */
-    int sel = rw_count(rw) == 0 ? kfuse_select(o, m, &out, d) : 0;
+    /* 5-6. Measurement (with a GPU here), selection: a recorded variant that was verified
+     * and measured faster replaces the input whole. */
+    int sel = kfuse_select(o, m, nvariants, &out, d);
     if (sel < 0) {
       st = KFUSE_INPUT_ERROR;
       goto out;
@@ -153,9 +231,9 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
     int lifted = 0;
     for (int i = 0; i < m->nkernels; i++)
       lifted += m->kernels[i].body != NULL;
-    fprintf(stderr, "kfuse: %s: %d entr%s, %d kernel%s (%d lifted, %d opaque), %d edit%s\n", m->path,
+    fprintf(stderr, "kfuse: %s: %d entr%s, %d kernel%s (%d lifted, %d opaque), %d variant%s\n", m->path,
             m->nentries, m->nentries == 1 ? "y" : "ies", m->nkernels, m->nkernels == 1 ? "" : "s",
-            lifted, m->nkernels - lifted, rw_count(rw), rw_count(rw) == 1 ? "" : "s");
+            lifted, m->nkernels - lifted, nvariants, nvariants == 1 ? "" : "s");
   }
   st = kfuse_write_file(o->output, out.s ? out.s : "", out.len, d) ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
 out:
@@ -174,18 +252,27 @@ kfuse_status kfuse_bundle(const kfuse_options *o, diag *d) {
     tu_free(t);
     return KFUSE_INPUT_ERROR;
   }
-  /* Until passes make variants, the variants are the user's (--variant). */
-  bundle_variant *vs = arena_alloc(m->arena, sizeof *vs * (size_t)(o->nvariants + 1));
+  /* The user's variants (--variant), then those the passes make. */
+  bundle_variant *made = NULL;
+  int nmade = kfuse_variants(o, m, &made, d);
+  if (nmade < 0) {
+    tu_free(t);
+    return KFUSE_USAGE_ERROR;
+  }
+  int n = o->nvariants + nmade;
+  bundle_variant *vs = arena_alloc(m->arena, sizeof *vs * (size_t)(n + 1));
   for (int i = 0; i < o->nvariants; i++) {
     vs[i].path = o->variants[i];
     const char *base = strrchr(o->variants[i], '/');
     vs[i].recipe = arena_printf(m->arena, "user:%s", base ? base + 1 : o->variants[i]);
   }
-  int ok = bundle_write(m, o->bundle_dir, vs, o->nvariants, &o->tu, d);
+  for (int i = 0; i < nmade; i++)
+    vs[o->nvariants + i] = made[i];
+  int ok = bundle_write(m, o->bundle_dir, vs, n, &o->tu, d);
   if (ok && o->verbose)
-    fprintf(stderr, "kfuse: wrote bundle %s: %d entr%s, %d variant%s besides the reference\n",
-            o->bundle_dir, m->nentries, m->nentries == 1 ? "y" : "ies", o->nvariants,
-            o->nvariants == 1 ? "" : "s");
+    fprintf(stderr, "kfuse: wrote bundle %s: %d entr%s, %d variant%s besides the reference (%d from "
+            "passes)\n", o->bundle_dir, m->nentries, m->nentries == 1 ? "y" : "ies", n,
+            n == 1 ? "" : "s", nmade);
   tu_free(t);
   return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }

@@ -5,6 +5,7 @@
 #ifndef KFUSE_PIPELINE_H
 #define KFUSE_PIPELINE_H
 
+#include "bundle.h"
 #include "diag.h"
 #include "tu.h"
 
@@ -13,6 +14,7 @@ typedef enum kfuse_emit {
   EMIT_MODEL,       /* the program model as text */
   EMIT_MODEL_JSON,  /* the program model as JSON */
   EMIT_LIFTED,      /* the input with every lifted kernel's body re-printed from the model */
+  EMIT_TRANSFORMED, /* the program after the passes with their defaults: not verified, not measured */
 } kfuse_emit;
 
 typedef struct kfuse_options {
@@ -30,6 +32,7 @@ typedef struct kfuse_options {
   const char *target_gpu;   /* --target-gpu NAME: the GPU model to select for without a GPU here */
   const char *argv0;        /* how kfuse was started, to find kfuse-runner beside it */
   int deterministic;        /* kfuse check --deterministic: variants must rerun bit for bit */
+  int max_variants;         /* --max-variants: parameter combinations tried (0: the default) */
   tu_options tu;
 } kfuse_options;
 
@@ -46,15 +49,20 @@ typedef enum kfuse_status {
 kfuse_status kfuse_check_options(const kfuse_options *o, diag *d);
 /* Runs the pipeline on o->input and writes o->output. Reports to d. */
 kfuse_status kfuse_compile(const kfuse_options *o, diag *d);
-/* Writes the bundle of o->input and o->variants into o->bundle_dir. Reports to d. */
+/* The variants the passes make of m, one per combination of their parameters (in m's
+ * arena). Returns how many, or -1 after a usage error. */
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d);
+/* Writes the bundle of o->input, o->variants and the passes' variants into o->bundle_dir.
+ * Reports to d. */
 kfuse_status kfuse_bundle(const kfuse_options *o, diag *d);
 /* The records database used when --records is not given: $KFUSE_RECORDS, else
  * $XDG_CACHE_HOME/kfuse/records.db or ~/.cache/kfuse/records.db. */
 const char *kfuse_default_records(void);
-/* Measures o's variants when a GPU is here, then asks the records for the best variant of
- * m on the target GPU. Returns 1 with the variant (under its evidence header) in out; 0
- * when the input stays (a remark says why); -1 after an error. */
-int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d);
+/* Measures o's variants (the user's and the npass that the passes make) when a GPU is
+ * here, then asks the records for the best variant of m on the target GPU. Returns 1 with
+ * the variant (under its evidence header) in out; 0 when the input stays (a remark says
+ * why); -1 after an error. */
+int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, diag *d);
 /* kfuse check: bundles cand as a variant of o->input, runs it on the GPU here, imports
  * the results and prints the evidence. Without a GPU, says so (KFUSE_NO_GPU). */
 kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d);

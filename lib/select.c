@@ -115,14 +115,13 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, diag *d)
     bo.bundle_dir = dir;
     ok = kfuse_bundle(&bo, d) == KFUSE_OK && run_runner(runner, dir, 0, d) && rec_import(db, dir, d);
     if (o->verbose)
-      fprintf(stderr, "kfuse: measured %d variant%s of %s in %s\n", o->nvariants,
-              o->nvariants == 1 ? "" : "s", m->path, dir);
+      fprintf(stderr, "kfuse: measured the variants of %s in %s\n", m->path, dir);
   }
   free(runner);
   return ok;
 }
 
-int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d) {
+int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, diag *d) {
   char gpu[256] = "";
   int local_gpu = have_gpu(gpu, sizeof gpu);
   const char *records = o->records ? o->records : kfuse_default_records();
@@ -141,7 +140,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, strbuf *out, diag *d) 
   rec_db *db = rec_open(records, d);
   if (!db)
     return -1;
-  if (local_gpu && o->nvariants)
+  if (local_gpu && (o->nvariants || npass))
     measure(o, m, db, d);
   const char *target = o->target_gpu ? o->target_gpu : local_gpu ? gpu : NULL;
   char hash[65];

@@ -174,6 +174,185 @@ static void trace_arg(seqctx *s, CXCursor a, karg *out) {
 
 static const char *call_name(cxctx *c, CXCursor call) { return cx_spelling(c, call); }
 
+/* The host variable of the entry declared at offset decl, or NULL. */
+static khostvar *host_var(seqctx *s, unsigned decl) {
+  for (int i = 0; i < s->e->nhostvars; i++)
+    if (s->e->hostvars[i].decl == decl)
+      return &s->e->hostvars[i];
+  return NULL;
+}
+
+static xexpr *xnode(arena *a, xe_kind kind) {
+  xexpr *x = arena_alloc(a, sizeof *x);
+  memset(x, 0, sizeof *x);
+  x->kind = kind;
+  return x;
+}
+
+/*
+ * An integer expression of the entry's body as an xexpr: literals, the entry's scalar
+ * parameters and host variables by name, unary minus and the binary operators, sizeof
+ * and other constants evaluated, parentheses and casts to integer types dropped (the
+ * sizes an entry computes are integers). NULL for anything else.
+ */
+static xexpr *host_value(seqctx *s, CXCursor k) {
+  cxctx *c = s->c;
+  k = cx_strip(c, k);
+  enum CXCursorKind ck = clang_getCursorKind(k);
+  CXType t = clang_getCanonicalType(clang_getCursorType(k));
+  int is_int = t.kind >= CXType_Bool && t.kind <= CXType_Int128 && t.kind != CXType_Char16;
+  if (!is_int)
+    return NULL;
+  cxlist ch = cx_children(c, k);
+  switch (ck) {
+  case CXCursor_ParenExpr:
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXFunctionalCastExpr:
+  case CXCursor_UnexposedExpr:
+    for (int i = ch.n - 1; i >= 0; i--)
+      if (clang_isExpression(clang_getCursorKind(ch.v[i])))
+        return host_value(s, ch.v[i]);
+    return NULL;
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(k);
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    const char *name = cx_spelling(c, d);
+    int ok = 0;
+    if (dk == CXCursor_ParmDecl)
+      for (int i = 0; i < s->e->nparams; i++)
+        ok |= !s->e->params[i].is_pointer && !strcmp(s->e->params[i].name, name);
+    if (dk == CXCursor_VarDecl)
+      ok = host_var(s, decl_off(d)) != NULL;
+    if (!ok)
+      break;
+    xexpr *x = xnode(c->a, XE_NAME);
+    x->name = name;
+    return x;
+  }
+  case CXCursor_UnaryOperator:
+    if (clang_getCursorUnaryOperatorKind(k) == CXUnaryOperator_Minus && ch.n == 1) {
+      xexpr *a = host_value(s, ch.v[0]);
+      if (!a)
+        return NULL;
+      xexpr *x = xnode(c->a, XE_UNARY);
+      x->op = XO_NEG;
+      x->a = a;
+      return x;
+    }
+    break;
+  case CXCursor_BinaryOperator: {
+    static const struct { enum CXBinaryOperatorKind k; xe_op op; } ops[] = {
+        {CXBinaryOperator_Mul, XO_MUL}, {CXBinaryOperator_Div, XO_DIV}, {CXBinaryOperator_Rem, XO_MOD},
+        {CXBinaryOperator_Add, XO_ADD}, {CXBinaryOperator_Sub, XO_SUB}, {CXBinaryOperator_Shl, XO_SHL},
+        {CXBinaryOperator_Shr, XO_SHR}, {CXBinaryOperator_LT, XO_LT}, {CXBinaryOperator_GT, XO_GT},
+        {CXBinaryOperator_LE, XO_LE}, {CXBinaryOperator_GE, XO_GE}, {CXBinaryOperator_EQ, XO_EQ},
+        {CXBinaryOperator_NE, XO_NE}, {CXBinaryOperator_And, XO_BAND}, {CXBinaryOperator_Xor, XO_BXOR},
+        {CXBinaryOperator_Or, XO_BOR}, {CXBinaryOperator_LAnd, XO_LAND}, {CXBinaryOperator_LOr, XO_LOR}};
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(k);
+    if (ch.n != 2)
+      return NULL;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+      if (ops[i].k == op) {
+        xexpr *a = host_value(s, ch.v[0]), *b = a ? host_value(s, ch.v[1]) : NULL;
+        if (!b)
+          return NULL;
+        xexpr *x = xnode(c->a, XE_BINARY);
+        x->op = ops[i].op;
+        x->a = a;
+        x->b = b;
+        return x;
+      }
+    return NULL;
+  }
+  default:
+    break;
+  }
+  /* literals, sizeof, enumerators, constexpr values */
+  if (ck == CXCursor_IntegerLiteral || ck == CXCursor_UnaryExpr || ck == CXCursor_DeclRefExpr ||
+      ck == CXCursor_CharacterLiteral || ck == CXCursor_CXXBoolLiteralExpr) {
+    CXEvalResult r = clang_Cursor_Evaluate(k);
+    if (!r)
+      return NULL;
+    xexpr *x = NULL;
+    if (clang_EvalResult_getKind(r) == CXEval_Int) {
+      x = xnode(c->a, XE_INT);
+      x->ival = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
+                                                   : (int64_t)clang_EvalResult_getAsLongLong(r);
+    }
+    clang_EvalResult_dispose(r);
+    return x;
+  }
+  return NULL;
+}
+
+/* Notes an assignment, increment or address-of of a host variable in expression k. */
+static void note_assignment(seqctx *s, CXCursor k) {
+  cxctx *c = s->c;
+  enum CXCursorKind ck = clang_getCursorKind(k);
+  int writes = 0;
+  if (ck == CXCursor_CompoundAssignOperator)
+    writes = 1;
+  else if (ck == CXCursor_BinaryOperator)
+    writes = clang_getCursorBinaryOperatorKind(k) == CXBinaryOperator_Assign;
+  else if (ck == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(k);
+    writes = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec ||
+             op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PreDec ||
+             op == CXUnaryOperator_AddrOf;
+  }
+  if (!writes || !s->e->nhostvars)
+    return;
+  cxlist ch = cx_children(c, k);
+  if (!ch.n)
+    return;
+  CXCursor lhs = cx_strip(c, ch.v[0]);
+  while (clang_getCursorKind(lhs) == CXCursor_ParenExpr) {
+    cxlist pc = cx_children(c, lhs);
+    if (!pc.n)
+      return;
+    lhs = cx_strip(c, pc.v[0]);
+  }
+  if (clang_getCursorKind(lhs) != CXCursor_DeclRefExpr)
+    return;
+  khostvar *v = host_var(s, decl_off(clang_getCursorReferenced(lhs)));
+  if (v)
+    v->assigned = 1;
+}
+
+/* Notes the assignments in a whole subtree (a call's arguments: `&n` passed to a copy). */
+static void note_assignments_in(seqctx *s, CXCursor k, int depth) {
+  if (depth > 64)
+    return;
+  note_assignment(s, k);
+  cxlist ch = cx_children(s->c, k);
+  for (int i = 0; i < ch.n; i++)
+    note_assignments_in(s, ch.v[i], depth + 1);
+}
+
+/* Records the variables a declaration of the entry's body declares with an initial value. */
+static void note_decls(seqctx *s, CXCursor decl_stmt) {
+  cxctx *c = s->c;
+  cxlist ch = cx_children(c, decl_stmt);
+  for (int i = 0; i < ch.n; i++) {
+    if (clang_getCursorKind(ch.v[i]) != CXCursor_VarDecl)
+      continue;
+    cxlist vc = cx_children(c, ch.v[i]);
+    int init = -1;
+    for (int j = 0; j < vc.n; j++)
+      if (clang_isExpression(clang_getCursorKind(vc.v[j])))
+        init = j;
+    if (init < 0)
+      continue;
+    xexpr *value = host_value(s, vc.v[init]); /* before the variable exists: no self-reference */
+    khostvar *v = ARENA_PUSH(c->a, s->e->hostvars, s->e->nhostvars, s->e->cap_hostvars);
+    v->name = cx_spelling(c, ch.v[i]);
+    v->type_spelling = cx_str(c->a, clang_getTypeSpelling(clang_getCursorType(ch.v[i])));
+    v->init = value;
+    v->decl = decl_off(ch.v[i]);
+  }
+}
+
 /* Arguments of a call; first is the index of the first argument child. */
 static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee_decl) {
   int nparams = clang_Cursor_isNull(callee_decl) ? -1 : clang_Cursor_getNumArguments(callee_decl);
@@ -187,8 +366,13 @@ static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee
     if (!a->text)
       a->text = cx_text(s->c, ch.v[i]) ? cx_text(s->c, ch.v[i]) : "?";
     int pi = i - first;
-    if (a->ref == KREF_NONE)
+    if (!s->env)
+      note_assignments_in(s, ch.v[i], 0);
+    if (a->ref == KREF_NONE) {
+      if (!s->env)
+        a->value = host_value(s, ch.v[i]);
       continue;
+    }
     /* Without a lifted body, const-ness of the callee's parameter decides. */
     int is_const = 0;
     if (nparams > pi) {
@@ -350,6 +534,8 @@ static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
           CXCursor d = clang_getCursorReferenced(v);
           st->var = cx_spelling(c, d);
           s->alloc_decl[st->index] = decl_off(d);
+          if (!s->env && clang_getCursorKind(d) == CXCursor_VarDecl)
+            st->var_decl = decl_off(d);
         }
       }
       st->size = st->args[1].text;
@@ -384,6 +570,10 @@ static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
 
 /* Walks expressions looking for calls, in evaluation order (children first). */
 static void walk_expr(seqctx *s, CXCursor k, kstep **vec, int *n, int *cap) {
+  if (!s->env)
+    note_assignment(s, k);
+  if (clang_getCursorKind(k) == CXCursor_DeclStmt && !s->env)
+    note_decls(s, k);
   if (clang_getCursorKind(k) == CXCursor_CallExpr) {
     call_step(s, k, vec, n, cap);
     return;

@@ -2,27 +2,31 @@
  * pass.h: the one interface of every transformation. Each passes/<name>.c exports one
  * descriptor; passes.def lists them in their default order.
  *
- * A pass finds the sites where it is legal (`find`), says which parameters it can be
- * tuned over (`params`), and applies itself at a site with chosen parameters (`apply`)
- * by adding edits to the rewriter. A pass that finds nothing legal changes nothing and
- * says why, as a remark: `file:line:col: remark: not fused: ... [-Rpass-missed=fuse]`.
+ * A pass works on a variant (lib/variant.h): the model as the front end built it, seen
+ * through the changes earlier passes made. It finds the sites where it is legal (`find`;
+ * steps an earlier pass changed are not its to change), names the parameters it can be
+ * tuned over (`params`), and applies itself at a site with chosen values (`apply`) by
+ * recording model-level changes in the variant: steps removed or replaced, kernels added.
+ * No pass edits source text; the variant's printer writes the file. A pass that finds
+ * nothing legal changes nothing and says why, as a remark:
+ * `file:line:col: remark: not fused: ... [-Rpass-missed=fuse-pointwise]`.
  */
 #ifndef KFUSE_PASS_H
 #define KFUSE_PASS_H
 
 #include "../lib/diag.h"
 #include "../lib/model.h"
-#include "../lib/rewrite.h"
+#include "../lib/variant.h"
 
-/* A place where a pass applies: an entry, and steps or kernels within it. */
+/* A place where a pass applies: a run of top-level steps of one entry. */
 typedef struct pass_site {
   int entry;            /* index in kmodel.entries */
-  int first_step, last_step; /* flat step range the site covers */
-  int kernel;           /* the kernel concerned, or -1 */
-  const char *what;     /* a line for remarks and the output header */
+  int first_step, last_step; /* kstep.index of the run's first and last steps */
+  const char *what;     /* a line for remarks, the recipe and the output's head */
 } pass_site;
 
-/* A tunable parameter of a pass and the values the autotuner may try. */
+/* A tunable parameter of a pass and the values the autotuner may try; values[0] is the
+ * default. */
 typedef struct pass_param {
   const char *name;
   const int *values;
@@ -32,13 +36,14 @@ typedef struct pass_param {
 typedef struct pass {
   const char *name;     /* as in --passes= */
   const char *summary;  /* one line */
-  /* Appends the legal sites to *sites (in m's arena); reports missed sites as remarks. */
-  int (*find)(kmodel *m, pass_site **sites, int *nsites, diag *d);
-  /* The tunable parameters. */
+  /* Appends the legal sites of v to *sites (in v's arena); reports missed sites as remarks
+   * when `remarks` is set. Returns the number of sites. */
+  int (*find)(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d);
+  /* The tunable parameters; returns how many. */
   int (*params)(const pass_param **out);
-  /* Applies at site with values (one per parameter) through rw. Returns 0 on failure,
-   * having reported why. */
-  int (*apply)(kmodel *m, const pass_site *site, const int *values, rewriter *rw, diag *d);
+  /* Applies at site with values (one per parameter) to v. Returns 0 on failure, having
+   * reported why. */
+  int (*apply)(variant *v, const pass_site *site, const int *values, diag *d);
 } pass;
 
 /* The registry, in default order (passes.def). */

@@ -4,7 +4,9 @@
   identity   with no pass, the output equals the input byte for byte;
   determinism  two runs give the same bytes (for --emit=model too);
   compiles   the output, and the input with every lifted kernel re-printed from the
-             model (--emit=lifted), compile with `nvcc -arch=sm_90 -c`.
+             model (--emit=lifted), compile with `nvcc -arch=sm_90 -c`;
+  transformed  the passes' first variant (--emit=transformed) is the same in two runs,
+             and, where the passes changed the program, compiles with nvcc.
 
 Prints one line per failure and a summary line `N passed, M failed`; exits 1 on any
 failure."""
@@ -47,6 +49,18 @@ def check(kfuse, path, mode, tmp):
             if c.returncode:
                 fails.append(f"{path}: nvcc rejects {'the output' if f == path else 'the re-printed kernels'}:\n"
                              + c.stderr.decode()[-1500:])
+    elif mode == "transformed":
+        for n in (1, 2):
+            r = run([kfuse, path, "--emit=transformed", "-o", f"{base}.t{n}.cu"])
+            if r.returncode:
+                return [f"{path}: kfuse --emit=transformed exited {r.returncode}: {r.stderr.decode()[-400:]}"]
+        out = open(f"{base}.t1.cu", "rb").read()
+        if open(f"{base}.t2.cu", "rb").read() != out:
+            fails.append(f"{path}: two runs of the passes differ")
+        if out != open(path, "rb").read():
+            c = run(["nvcc", "-arch=sm_90", "-c", f"{base}.t1.cu", "-o", os.devnull])
+            if c.returncode:
+                fails.append(f"{path}: nvcc rejects the transformed program:\n" + c.stderr.decode()[-1500:])
     return fails
 
 
@@ -54,7 +68,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kfuse", required=True)
     ap.add_argument("--corpus", required=True)
-    ap.add_argument("--mode", choices=["identity", "lifted"], required=True)
+    ap.add_argument("--mode", choices=["identity", "lifted", "transformed"], required=True)
     ap.add_argument("-j", type=int, default=os.cpu_count() or 2)
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.corpus, "*", "*.cu")))

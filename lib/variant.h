@@ -1,0 +1,67 @@
+/*
+ * variant.h: a variant of the input under construction. Passes change the program at the
+ * level of the model: launch-sequence steps removed or replaced by new ones, new kernels
+ * added; the variant records these changes against the model (which stays as the front end
+ * built it, so that one model serves every variant) and names itself by its recipe, the
+ * ordered pass applications that made it. variant_print writes the whole file: untouched
+ * text byte for byte, each edited statement of an entry reprinted, each new kernel printed
+ * above the entry that uses it. The same recipe on the same input gives the same bytes.
+ */
+#ifndef KFUSE_VARIANT_H
+#define KFUSE_VARIANT_H
+
+#include "diag.h"
+#include "model.h"
+
+/* One change of a statement: the top-level step `step` of entry `entry`, replaced by text
+ * (a call expression, without its semicolon) or removed with its statement when text is
+ * NULL. */
+typedef struct vedit {
+  int entry;
+  int step;              /* kstep.index */
+  const char *text;
+} vedit;
+
+/* A kernel a pass added, printed above the annotations of the entry that uses it. */
+typedef struct vkernel {
+  int entry;
+  const char *name;
+  const char *text;      /* the whole definition, ending in a newline */
+} vkernel;
+
+typedef struct variant {
+  const kmodel *m;
+  arena *a;
+  vedit *edits;
+  int nedits, cap_edits;
+  unsigned *decls;       /* names of host variables whose declarators are removed */
+  int ndecls, cap_decls;
+  vkernel *kernels;
+  int nkernels, cap_kernels;
+  strbuf recipe;         /* "fuse-pointwise(block=256,vec=4)" */
+  strbuf applied;        /* one line per application, for the file's head */
+} variant;
+
+/* A variant of m with no change yet (its arena is m's). */
+variant *variant_new(const kmodel *m);
+void variant_free(variant *v);
+/* Whether step (a kstep.index) of entry has been changed already. */
+int variant_touched(const variant *v, int entry, int step);
+/* Removes step's statement, or replaces its call with text. Returns 0 when the step was
+ * changed already (passes do not edit each other's edits). */
+int variant_remove_step(variant *v, int entry, const kstep *st);
+int variant_replace_step(variant *v, int entry, const kstep *st, const char *text);
+/* Removes the declarator of the host variable whose name is at offset name (a scratch
+ * pointer a pass made unused) from its declaration; the whole declaration when every
+ * declarator goes. */
+void variant_remove_decl(variant *v, unsigned name);
+/* Adds a kernel definition (text copied) above entry. */
+void variant_add_kernel(variant *v, int entry, const char *name, const char *text);
+/* Appends "pass(params)" to the recipe and a line to the head. */
+void variant_note(variant *v, const char *recipe_part, const char *line);
+/* A kernel name not yet used in the file or the variant: base, or base_2, base_3... */
+const char *variant_fresh_name(const variant *v, const char *base);
+/* Writes the variant's file to out. Returns 0 when an edit cannot be placed (reported). */
+int variant_print(const variant *v, strbuf *out, diag *d);
+
+#endif
