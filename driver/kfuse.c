@@ -40,7 +40,7 @@ static const char usage[] =
     "                      transformed: the program after the passes (default\n"
     "                      parameters), NOT verified or measured: for reading\n"
     "  --passes=A,B        run only these passes, in this order ('' for none)\n"
-    "  --max-variants=N    at most N combinations of the passes' parameters (default 12)\n"
+    "  --max-variants=N    at most N distinct variants of the passes' parameters (default 12)\n"
     "  --print-after=PASS  print the program after PASS to standard error\n"
     "  --list-passes       list the passes and exit\n"
     "  -R, --remarks       print remarks (opaque kernels, missed optimizations)\n"

@@ -2,15 +2,21 @@
 #include "diag.h"
 
 #include <stdarg.h>
-
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arena.h"
+
+enum { REMARKS_SEEN = 256 }; /* remarks remembered for dropping repeats */
 
 struct diag {
   FILE *out;
   int errors, warnings;
   int show_remarks;
+  uint64_t seen[REMARKS_SEEN]; /* hashes of the remarks printed, as a ring */
+  int nseen;
 };
 
 static const char *const level_name[] = {"note", "remark", "warning", "error"};
@@ -20,6 +26,7 @@ diag *diag_new(FILE *out) {
   d->out = out;
   d->errors = d->warnings = 0;
   d->show_remarks = 1;
+  d->nseen = 0;
   return d;
 }
 
@@ -32,26 +39,56 @@ static void count(diag *d, diag_level level) {
     d->warnings++;
 }
 
+/* FNV-1a over the bytes of s, continuing from h. */
+static uint64_t fnv(uint64_t h, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Whether the remark at file:line:col with this text was printed before (among the last
+ * REMARKS_SEEN); remembers it otherwise. */
+static int repeated(diag *d, const char *file, unsigned line, unsigned col, const char *text) {
+  char where[64];
+  int n = snprintf(where, sizeof where, ":%u:%u:", line, col);
+  uint64_t h = fnv(14695981039346656037ull, file ? file : "", file ? strlen(file) : 0);
+  h = fnv(h, where, (size_t)n);
+  h = fnv(h, text, strlen(text));
+  int kept = d->nseen < REMARKS_SEEN ? d->nseen : REMARKS_SEEN;
+  for (int i = 0; i < kept; i++)
+    if (d->seen[i] == h)
+      return 1;
+  d->seen[d->nseen++ % REMARKS_SEEN] = h;
+  return 0;
+}
+
 void diag_report(diag *d, diag_level level, const char *file, unsigned line, unsigned col,
                  const char *fmt, ...) {
   count(d, level);
   if (level == DIAG_REMARK && !d->show_remarks)
     return;
-  if (file && line && col)
-    fprintf(d->out, "%s:%u:%u: ", file, line, col);
-  else if (file && line)
-    fprintf(d->out, "%s:%u: ", file, line);
-  else if (file)
-    fprintf(d->out, "%s: ", file);
-  else
-    fputs("kfuse: ", d->out);
-  fprintf(d->out, "%s: ", level_name[level]);
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(d->out, fmt, ap);
+  int len = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  fputc('\n', d->out);
-  fflush(d->out);
+  char *text = xmalloc((size_t)(len > 0 ? len : 0) + 1);
+  va_start(ap, fmt);
+  vsnprintf(text, (size_t)(len > 0 ? len : 0) + 1, fmt, ap);
+  va_end(ap);
+  /* two passes refusing one step for one reason say it once */
+  if (level != DIAG_REMARK || !repeated(d, file, line, col, text)) {
+    if (file && line && col)
+      fprintf(d->out, "%s:%u:%u: ", file, line, col);
+    else if (file && line)
+      fprintf(d->out, "%s:%u: ", file, line);
+    else if (file)
+      fprintf(d->out, "%s: ", file);
+    else
+      fputs("kfuse: ", d->out);
+    fprintf(d->out, "%s: %s\n", level_name[level], text);
+    fflush(d->out);
+  }
+  free(text);
 }
 
 void diag_raw(diag *d, diag_level level, const char *text) {

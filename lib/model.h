@@ -160,6 +160,8 @@ typedef struct kstep {
   const char *callee;   /* kernel or function name */
   int kernel;           /* KS_LAUNCH: index in kmodel.kernels, or -1 */
   const char *grid, *block, *smem, *stream;  /* KS_LAUNCH: launch config as written */
+  long long block_threads; /* KS_LAUNCH: the block's thread count when `block` is an integer
+                            * constant (a one-dimensional block), else 0 */
   karg *args;
   int nargs, cap_args;
   /* KS_ALLOC: */

@@ -56,13 +56,17 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d) {
   return KFUSE_OK;
 }
 
-enum { MAX_VARIANTS = 12 }; /* the default of --max-variants */
+enum {
+  MAX_VARIANTS = 12,  /* the default of --max-variants */
+  MAX_COMBOS = 4096,  /* combinations tried, duplicates included */
+};
 
 /*
  * The variants the passes make of m: the passes of o->passes (or the default list) applied
  * in order at every site they find, once per combination of their parameters' values (the
- * defaults first, then an odometer over the values, at most MAX_VARIANTS), each a whole
- * file; a combination that gives the same text as an earlier one is dropped. Remarks of
+ * defaults first, then an odometer over the values), each a whole file, until there are
+ * --max-variants of them; a combination that gives the same text as an earlier one is
+ * dropped and does not count (a parameter of a pass with no site changes nothing). Remarks of
  * missed sites are reported once, with -R. Returns the count, or -1 after a usage error.
  */
 int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d) {
@@ -86,7 +90,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   if (digits > 256)
     KFUSE_BUG("the passes have %d parameters; at most 256", digits);
   int n = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
-  for (int combo = 0; combo < most; combo++) {
+  for (int combo = 0; n < most && combo < MAX_COMBOS; combo++) {
     variant *v = variant_new(m);
     int digit = 0, ok = 1;
     for (int p = 0; p < npass && ok; p++) {

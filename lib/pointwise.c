@@ -17,23 +17,32 @@ static int is_builtin(const kexpr *e, kbuiltin b) {
   return e && e->kind == KE_BUILTIN && e->builtin == b;
 }
 
-/* a * b in either order */
-static int is_product(const kexpr *e, kbuiltin x, kbuiltin y) {
+/* blockDim.x, or the launch's constant block size `threads` spelled as a number or a
+ * named constant (`blockIdx.x * BLOCK`, launched with BLOCK threads) */
+static int is_block_dim(const kexpr *e, long long threads) {
+  e = strip(e);
+  if (is_builtin(e, KB_BDIM_X))
+    return 1;
+  return e && threads > 0 && (e->kind == KE_INT || e->kind == KE_CONST) && e->ival == threads;
+}
+
+/* x * blockDim.x in either order, x a builtin */
+static int times_block(const kexpr *e, kbuiltin x, long long threads) {
   e = strip(e);
   return e && e->kind == KE_BINARY && e->op == KO_MUL &&
-         ((is_builtin(e->a, x) && is_builtin(e->b, y)) || (is_builtin(e->a, y) && is_builtin(e->b, x)));
+         ((is_builtin(e->a, x) && is_block_dim(e->b, threads)) || (is_builtin(e->b, x) && is_block_dim(e->a, threads)));
 }
 
 /* blockIdx.x * blockDim.x + threadIdx.x, in any order, with any casts */
-static int is_linear(const kexpr *e) {
+static int is_linear(const kexpr *e, long long threads) {
   e = strip(e);
   return e && e->kind == KE_BINARY && e->op == KO_ADD &&
-         ((is_product(e->a, KB_BID_X, KB_BDIM_X) && is_builtin(e->b, KB_TID_X)) ||
-          (is_product(e->b, KB_BID_X, KB_BDIM_X) && is_builtin(e->a, KB_TID_X)));
+         ((times_block(e->a, KB_BID_X, threads) && is_builtin(e->b, KB_TID_X)) ||
+          (times_block(e->b, KB_BID_X, threads) && is_builtin(e->a, KB_TID_X)));
 }
 
 /* blockDim.x * gridDim.x, in either order */
-static int is_grid_stride(const kexpr *e) { return is_product(e, KB_BDIM_X, KB_GDIM_X); }
+static int is_grid_stride(const kexpr *e, long long threads) { return times_block(e, KB_GDIM_X, threads); }
 
 static int is_var(const kexpr *e, int var) {
   e = strip(e);
@@ -191,9 +200,9 @@ static void items(const kstmt *s, kstmt ***v, int *n, arena *a) {
 }
 
 /* Is the declaration s that of a thread index variable with a linear definition? */
-static int linear_decl(const kkernel *k, const kstmt *s) {
+static int linear_decl(const kkernel *k, const kstmt *s, long long threads) {
   return s->kind == KST_DECL && k->vars[s->var].kind == KV_LOCAL && k->vars[s->var].nassign == 0 &&
-         is_linear(s->value);
+         is_linear(s->value, threads);
 }
 
 /* A declaration before the guard: index arithmetic with no load and no call. */
@@ -206,7 +215,7 @@ static int pure_decl(const kexpr *e) {
 }
 
 /* Finds the guard and the body of k (pointwise.h's three forms). */
-static const char *find_shape(const kkernel *k, pw_launch *L, arena *a) {
+static const char *find_shape(const kkernel *k, long long threads, pw_launch *L, arena *a) {
   kstmt **v;
   int n;
   items(k->body, &v, &n, a);
@@ -214,14 +223,15 @@ static const char *find_shape(const kkernel *k, pw_launch *L, arena *a) {
   /* for (int e = linear; e < n; e += blockDim.x * gridDim.x) { body } */
   if (n == 1 && v[0]->kind == KST_FOR) {
     const kstmt *f = v[0];
-    if (f->loop_var < 0 || !is_linear(f->lo) || !f->hi || f->hi_inclusive || !is_grid_stride(f->stride))
+    if (f->loop_var < 0 || !is_linear(f->lo, threads) || !f->hi || f->hi_inclusive ||
+        !is_grid_stride(f->stride, threads))
       return "its loop is no grid-stride loop over a linear thread index";
     L->elem = f->loop_var;
     L->bound = f->hi;
     items(f->then, &L->body, &L->nbody, a);
     return NULL;
   }
-  if (i >= n || !linear_decl(k, v[i]))
+  if (i >= n || !linear_decl(k, v[i], threads))
     return "it does not start from a linear thread index (blockIdx.x * blockDim.x + threadIdx.x)";
   L->elem = v[i]->var;
   i++;
@@ -320,7 +330,7 @@ int pw_analyze(const kmodel *m, const kentry *e, const kstep *st, pw_launch *L, 
     *why = "its arguments do not match its kernel's parameters";
     return 0;
   }
-  if ((*why = find_shape(k, L, m->arena)) != NULL)
+  if ((*why = find_shape(k, st->block_threads, L, m->arena)) != NULL)
     return 0;
   checker c = {k, m->arena, L->elem, NULL};
   for (int i = 0; i < L->nbody; i++)

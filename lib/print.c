@@ -160,14 +160,22 @@ void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
   }
 }
 
+/* A statement printer: the kernel, and a hook that may print a statement its own way. */
+typedef struct printer {
+  const kkernel *k;
+  print_hook hook;
+  void *ctx;
+} printer;
+
 static void indent(strbuf *b, int n) {
   for (int i = 0; i < n; i++)
     sb_puts(b, "  ");
 }
 
-static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, int inline_);
+static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, int inline_);
 
-static void print_decl(const kkernel *k, const kstmt *s, strbuf *b) {
+static void print_decl(const printer *p, const kstmt *s, strbuf *b) {
+  const kkernel *k = p->k;
   const kvar *v = &k->vars[s->var];
   if (v->kind == KV_SHARED) {
     if (v->shared_scalar)
@@ -193,7 +201,8 @@ static void print_decl(const kkernel *k, const kstmt *s, strbuf *b) {
 }
 
 /* Prints an assignment-like statement without its ';' (for for-loop headers). */
-static void print_simple(const kkernel *k, const kstmt *s, strbuf *b) {
+static void print_simple(const printer *p, const kstmt *s, strbuf *b) {
+  const kkernel *k = p->k;
   switch (s->kind) {
   case KST_ASSIGN:
     sb_printf(b, "%s%s%s %s= ", k->vars[s->var].name, s->member ? "." : "", s->member ? s->member : "",
@@ -228,23 +237,26 @@ static void print_simple(const kkernel *k, const kstmt *s, strbuf *b) {
   }
 }
 
-static void print_block_items(const kkernel *k, const kstmt *s, strbuf *b, int depth) {
+static void print_block_items(const printer *p, const kstmt *s, strbuf *b, int depth) {
   for (int i = 0; i < s->nbody; i++)
-    print_stmt(k, s->body[i], b, depth, 0);
+    print_stmt(p, s->body[i], b, depth, 0);
 }
 
 /* Prints s as the body of a control statement: always braced. */
-static void print_body_of(const kkernel *k, const kstmt *s, strbuf *b, int depth) {
+static void print_body_of(const printer *p, const kstmt *s, strbuf *b, int depth) {
   sb_puts(b, "{\n");
   if (s->kind == KST_BLOCK && !s->text)
-    print_block_items(k, s, b, depth + 1);
+    print_block_items(p, s, b, depth + 1);
   else
-    print_stmt(k, s, b, depth + 1, 0);
+    print_stmt(p, s, b, depth + 1, 0);
   indent(b, depth);
   sb_putc(b, '}');
 }
 
-static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, int inline_) {
+static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, int inline_) {
+  const kkernel *k = p->k;
+  if (!inline_ && p->hook && p->hook(p->ctx, s, b, depth))
+    return;
   if (s->pragma && !inline_) {
     indent(b, depth);
     sb_printf(b, "%s\n", s->pragma);
@@ -257,36 +269,36 @@ static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, i
       for (int i = 0; i < s->nbody; i++) {
         if (i)
           indent(b, depth);
-        print_decl(k, s->body[i], b);
+        print_decl(p, s->body[i], b);
         if (i + 1 < s->nbody)
           sb_putc(b, '\n');
       }
       break;
     }
     sb_puts(b, "{\n");
-    print_block_items(k, s, b, depth + 1);
+    print_block_items(p, s, b, depth + 1);
     indent(b, depth);
     sb_putc(b, '}');
     break;
   case KST_DECL:
-    print_decl(k, s, b);
+    print_decl(p, s, b);
     break;
   case KST_ASSIGN:
   case KST_STORE:
   case KST_EXPR:
   case KST_ATOMIC:
   case KST_SYNC:
-    print_simple(k, s, b);
+    print_simple(p, s, b);
     sb_putc(b, ';');
     break;
   case KST_IF:
     sb_puts(b, "if (");
     print_expr(k, s->cond, b);
     sb_puts(b, ") ");
-    print_body_of(k, s->then, b, depth);
+    print_body_of(p, s->then, b, depth);
     if (s->orelse) {
       sb_puts(b, " else ");
-      print_body_of(k, s->orelse, b, depth);
+      print_body_of(p, s->orelse, b, depth);
     }
     break;
   case KST_FOR:
@@ -294,7 +306,7 @@ static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, i
     if (s->init) {
       if (s->init->kind == KST_DECL || (s->init->kind == KST_BLOCK && s->init->text)) {
         strbuf t = {0};
-        print_stmt(k, s->init, &t, 0, 1);
+        print_stmt(p, s->init, &t, 0, 1);
         /* Several declarators in a for header share one declaration: `int i = 0, j = 1`. */
         if (s->init->kind == KST_BLOCK && s->init->nbody > 1) {
           sb_free(&t);
@@ -316,7 +328,7 @@ static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, i
           sb_free(&t);
         }
       } else {
-        print_simple(k, s->init, b);
+        print_simple(p, s->init, b);
         sb_putc(b, ';');
       }
     } else {
@@ -329,15 +341,15 @@ static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, i
     sb_putc(b, ';');
     if (s->step) {
       sb_putc(b, ' ');
-      print_simple(k, s->step, b);
+      print_simple(p, s->step, b);
     }
     sb_puts(b, ") ");
-    print_body_of(k, s->then, b, depth);
+    print_body_of(p, s->then, b, depth);
     break;
   case KST_WHILE:
     if (s->text) {
       sb_puts(b, "do ");
-      print_body_of(k, s->then, b, depth);
+      print_body_of(p, s->then, b, depth);
       sb_puts(b, " while (");
       print_expr(k, s->cond, b);
       sb_puts(b, ");");
@@ -345,7 +357,7 @@ static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, i
       sb_puts(b, "while (");
       print_expr(k, s->cond, b);
       sb_puts(b, ") ");
-      print_body_of(k, s->then, b, depth);
+      print_body_of(p, s->then, b, depth);
     }
     break;
   case KST_RETURN:
@@ -362,13 +374,16 @@ static void print_stmt(const kkernel *k, const kstmt *s, strbuf *b, int depth, i
     sb_putc(b, '\n');
 }
 
-void print_body(const kkernel *k, strbuf *b) {
+void print_body_hooked(const kkernel *k, print_hook hook, void *ctx, strbuf *b) {
   if (!k->body)
     KFUSE_BUG("print_body on opaque kernel %s", k->name);
+  printer p = {k, hook, ctx};
   sb_puts(b, "{\n");
-  print_block_items(k, k->body, b, 1);
+  print_block_items(&p, k->body, b, 1);
   sb_putc(b, '}');
 }
+
+void print_body(const kkernel *k, strbuf *b) { print_body_hooked(k, NULL, NULL, b); }
 
 void print_kernel(const kkernel *k, strbuf *b) {
   sb_puts(b, k->header_text);

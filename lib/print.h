@@ -13,6 +13,12 @@ void print_expr(const kkernel *k, const kexpr *e, strbuf *b);
 /* Prints the kernel's body (braces included) at the given indentation. The kernel must
  * be lifted. */
 void print_body(const kkernel *k, strbuf *b);
+/* A hook for print_body_hooked: called for every statement s of the body, at its depth;
+ * returns 1 when it printed s itself (whole lines, indented to depth, ending in a
+ * newline), 0 to let the printer print it. */
+typedef int (*print_hook)(void *ctx, const kstmt *s, strbuf *b, int depth);
+/* print_body, with hook consulted before each statement. */
+void print_body_hooked(const kkernel *k, print_hook hook, void *ctx, strbuf *b);
 /* Prints the whole kernel definition: its header as written, then the printed body. */
 void print_kernel(const kkernel *k, strbuf *b);
 

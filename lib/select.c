@@ -178,7 +178,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
     rec_close(db);
     return 0;
   }
-  sb_printf(out, "// kfuse: applied %s (from the tuning records, %s)\n", ch[0].recipe, records);
+  sb_printf(out, "// kfuse-applied: %s (from the tuning records, %s)\n", ch[0].recipe, records);
   for (int i = 0; i < m->nentries; i++) {
     const rec_choice *c = &ch[i];
     sb_printf(out, "// kfuse-result: %s: %.3gx faster [95%% CI %.3g, %.3g] on %d tune binding%s, verified on %d "
@@ -190,7 +190,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   }
   const char *libs = rec_variant_libs(db, hash, ch[0].recipe);
   if (libs && *libs)
-    sb_printf(out, "// kfuse: link with %s\n", libs);
+    sb_printf(out, "// kfuse-link: %s\n", libs);
   sb_putn(out, text, n);
   if (o->verbose)
     fprintf(stderr, "kfuse: %s: applied %s (%.3gx on %s)\n", m->path, ch[0].recipe, ch[0].speedup, ch[0].gpu);

@@ -406,6 +406,29 @@ static const char *config_text(cxctx *c, cxlist cfg, int i, const char *dflt) {
   return t && t[0] ? t : dflt;
 }
 
+/* The value of a launch's block argument when it is an integer constant (through the
+ * implicit conversion to dim3, whose y and z default to 1), else 0. */
+static long long constant_threads(cxctx *c, CXCursor k) {
+  for (int depth = 0; depth < 6; depth++) {
+    CXEvalResult r = clang_Cursor_Evaluate(k);
+    if (r) {
+      long long v = clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
+      clang_EvalResult_dispose(r);
+      if (v > 0)
+        return v;
+    }
+    /* dim3(x): the constructor's first argument, the others defaulted (no text) */
+    cxlist ch = cx_children(c, k);
+    if (ch.n < 1)
+      return 0;
+    for (int i = 1; i < ch.n; i++)
+      if (cx_text(c, ch.v[i]))
+        return 0;
+    k = ch.v[0];
+  }
+  return 0;
+}
+
 static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep **vec, int *n, int *cap) {
   cxctx *c = s->c;
   kstep *st = push_step(s, vec, n, cap, KS_LAUNCH, call);
@@ -417,6 +440,7 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   cxlist cfg = cx_children(c, ch.v[cfg_at]);
   st->grid = config_text(c, cfg, 0, "?");
   st->block = config_text(c, cfg, 1, "?");
+  st->block_threads = cfg.n > 2 ? constant_threads(c, cfg.v[2]) : 0;
   st->smem = config_text(c, cfg, 2, "0");
   st->stream = config_text(c, cfg, 3, "0");
   /* A defaulted configuration argument has no text in the file. */

@@ -524,7 +524,7 @@ def same_signature(a, b):
         [(p.kind, p.ctype) for p in b.params]
 
 
-def header_lines(text, prefixes=("// kfuse:applied", "// kfuse-result:")):
+def header_lines(text, prefixes=("// kfuse-applied:", "// kfuse-result:")):
     """The lines of a kfuse output that start with one of `prefixes` (its record of what
     was applied and measured), in file order, stripped."""
     return [ln.strip() for ln in text.split("\n")

@@ -57,9 +57,9 @@ def rows(records):
 
 
 def applied(rec):
-    """The transformations kfuse kept, from the output's `// kfuse:applied` lines."""
+    """The transformations kfuse kept, from the output's `// kfuse-applied:` lines."""
     k = rec.get("kfuse") or {}
-    return [ln[len("// kfuse:applied"):].strip() or ln for ln in k.get("applied", [])]
+    return [ln[len("// kfuse-applied:"):].strip() or ln for ln in k.get("applied", [])]
 
 
 # Columns of the compact table that `benchmarks/run` prints (the device's reply keeps

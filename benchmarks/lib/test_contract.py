@@ -160,8 +160,8 @@ class Helpers(unittest.TestCase):
         self.assertEqual(contract.needed_libraries('// #include <cudnn.h>\n#include <cuda_fp16.h>\n'), [])
 
     def test_header_lines(self):
-        text = "// kfuse:applied fuse a+b\n// kfuse-result: 1.2x\n// other\nint x;\n"
-        self.assertEqual(contract.header_lines(text), ["// kfuse:applied fuse a+b", "// kfuse-result: 1.2x"])
+        text = "// kfuse-applied: fuse a+b\n// kfuse-result: 1.2x\n// other\nint x;\n"
+        self.assertEqual(contract.header_lines(text), ["// kfuse-applied: fuse a+b", "// kfuse-result: 1.2x"])
 
     def test_same_signature(self):
         a = parse(EXAMPLE)["linear_relu"]

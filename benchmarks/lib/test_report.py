@@ -35,7 +35,7 @@ def synthetic_problem(name, ref, kfuse, eager, compile_, kfuse_pass=True, floor=
            "verify": {"ref": {"pass": True, "runs": []}, "kfuse": {"pass": kfuse_pass, "runs": []}},
            "timing": {v: ({"ms": t, "p10_ms": t * 0.9, "p90_ms": t * 1.1} if t else {"error": "synthetic failure"})
                       for v, t in times.items()},
-           "kfuse": {"applied": ["// kfuse:applied " + a for a in applied],
+           "kfuse": {"applied": ["// kfuse-applied: " + a for a in applied],
                      "result_lines": ["// kfuse-result: synthetic"]},
            "meta": {"run_id": "synthetic-run", "gpu": "SYNTHETIC (no GPU)", "date": "2000-01-01T00:00:00Z"}}
     if floor:

@@ -76,8 +76,8 @@ class RunOnCpu(unittest.TestCase):
         for v in ("ref", "kfuse", "eager"):
             self.assertGreater(r["timing"][v]["ms"], 0)
             self.assertGreaterEqual(r["timing"][v]["per_binding"][0]["reps"], 5)
-        self.assertEqual(r["kfuse"]["applied"], ["// kfuse:applied fuse scale+add (test data)",
-                                                 "// kfuse:applied vectorize width=4 (test data)"])
+        self.assertEqual(r["kfuse"]["applied"], ["// kfuse-applied: fuse scale+add (test data)",
+                                                 "// kfuse-applied: vectorize width=4 (test data)"])
         self.assertEqual(r["floor"]["bytes"], 4 * (64 * 33 + 33 + 64 * 33))
         self.assertIn("kfuse_vs_ref", r["speedup"])
         self.assertEqual(r["meta"]["commit"], "test-commit")

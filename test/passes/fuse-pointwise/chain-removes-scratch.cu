@@ -2,7 +2,7 @@
 // pass in registers, the scratch buffers and their allocations and frees disappear, and
 // the output is written once.
 // RUN: %kfuse %s --passes=fuse-pointwise --emit=transformed -o - | FileCheck %s
-// CHECK-LABEL: // kfuse: fuse-pointwise (block 256, vec 4) of absval (line {{[0-9]+}}), add_one (line {{[0-9]+}}), divide (line {{[0-9]+}}), over n elements
+// CHECK-LABEL: // kfuse fuse-pointwise (block 256, vec 4) of absval (line {{[0-9]+}}), add_one (line {{[0-9]+}}), divide (line {{[0-9]+}}), over n elements
 // CHECK-NEXT: fused_absval_add_one_divide(const float* __restrict__ x, float* __restrict__ y, float s0, long long n)
 // CHECK: float t1_v = fabsf(x[i]);
 // CHECK-NEXT: // add_one

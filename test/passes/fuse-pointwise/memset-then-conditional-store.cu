@@ -3,7 +3,7 @@
 // 0, the condition updates it, and it is written once. The bias is read at i % N (a
 // broadcast), and the element count, n, is a host variable equal to B * N.
 // RUN: %kfuse %s --passes=fuse-pointwise --emit=transformed -o - | FileCheck %s
-// CHECK-LABEL: // kfuse: fuse-pointwise (block 256, vec 4) of add_bias (line {{[0-9]+}}), memset of out, relu_positive (line {{[0-9]+}}), over (B * N) elements
+// CHECK-LABEL: // kfuse fuse-pointwise (block 256, vec 4) of add_bias (line {{[0-9]+}}), memset of out, relu_positive (line {{[0-9]+}}), over (B * N) elements
 // CHECK-NEXT: fused_add_bias_relu_positive(const float* __restrict__ mm, const float* __restrict__ bias, float* __restrict__ out, int N, int n)
 // CHECK: for (long long kf_i = 4 * kf_n4 + kf_start; kf_i < n; kf_i += kf_stride) {
 // CHECK-NEXT: const int i = (int)kf_i;

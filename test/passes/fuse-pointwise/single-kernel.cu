@@ -6,7 +6,7 @@
 // RUN: %kfuse %s --passes=fuse-pointwise --emit=transformed -o %t.2.cu
 // RUN: cmp %t.1.cu %t.2.cu
 // CHECK: // kfuse variant fuse-pointwise(block=256,vec=4)@scale_relu#0-#0
-// CHECK-LABEL: // kfuse: fuse-pointwise (block 256, vec 4) of scale_relu_kernel (line {{[0-9]+}}), over n elements
+// CHECK-LABEL: // kfuse fuse-pointwise (block 256, vec 4) of scale_relu_kernel (line {{[0-9]+}}), over n elements
 // CHECK-NEXT: __global__ void __launch_bounds__(256) scale_relu_pointwise(const float* __restrict__ x, float* __restrict__ y, float alpha, int n) {
 // CHECK: const long long kf_n4 = (kf_addresses & 15) == 0 ? n / 4 : 0;
 // CHECK: const float4 x_4 = reinterpret_cast<const float4*>(x)[kf_j];

@@ -1,5 +1,5 @@
-// kfuse:applied fuse scale+add (test data)
-// kfuse:applied vectorize width=4 (test data)
+// kfuse-applied: fuse scale+add (test data)
+// kfuse-applied: vectorize width=4 (test data)
 // kfuse-result: scale_add speedup 1.00x on a test stand-in
 // Host-only stand-in for a CUDA program (benchmark tests; see ../../README.md).
 typedef void *cudaStream_t;

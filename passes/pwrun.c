@@ -1,0 +1,844 @@
+/* pwrun.c: runs of pointwise steps and their per-element code (pwrun.h). */
+#include "pwrun.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/print.h"
+
+/* ---- runs ---- */
+int prun_find_buf(const prun *r, kref_kind ref, int id) {
+  for (int i = 0; i < r->nbufs; i++)
+    if (r->bufs[i].ref == ref && r->bufs[i].id == id)
+      return i;
+  return -1;
+}
+
+static const char *buf_name(const prun *r, kref_kind ref, int id) {
+  if (ref == KREF_PARAM)
+    return r->e->params[id].name;
+  for (int i = 0; i < r->e->nsteps; i++)
+    if (r->e->steps[i].index == id)
+      return r->e->steps[i].var;
+  return NULL;
+}
+
+/* The C type a pointer parameter points to: "const float *__restrict" is "float". */
+const char *prun_pointee(arena *a, const char *spelling) {
+  static const char *const drop[] = {"const", "volatile", "__restrict__", "__restrict", "restrict"};
+  strbuf b = {0};
+  const char *p = spelling;
+  while (*p) {
+    while (*p == ' ' || *p == '*')
+      p++;
+    const char *w = p;
+    while (*p && *p != ' ' && *p != '*')
+      p++;
+    if (p == w)
+      break;
+    int skip = 0;
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+      skip |= (size_t)(p - w) == strlen(drop[i]) && !strncmp(w, drop[i], (size_t)(p - w));
+    if (skip)
+      continue;
+    if (b.len)
+      sb_putc(&b, ' ');
+    sb_putn(&b, w, (size_t)(p - w));
+  }
+  const char *t = arena_strdup(a, b.s ? b.s : "float");
+  sb_free(&b);
+  return t;
+}
+
+static int add_buf(prun *r, kref_kind ref, int id, const char *type, ktype elem) {
+  int b = prun_find_buf(r, ref, id);
+  if (b >= 0)
+    return b;
+  if (r->nbufs == PRUN_MAX_BUFS)
+    return -1;
+  prun_buf *x = &r->bufs[r->nbufs];
+  memset(x, 0, sizeof *x);
+  x->ref = ref;
+  x->id = id;
+  x->name = buf_name(r, ref, id);
+  x->type = type;
+  x->elem = elem;
+  x->param = -1;
+  return x->name ? r->nbufs++ : -1;
+}
+
+/* Whether text names a host variable of e that is reassigned somewhere. */
+int prun_names_assigned(const kentry *e, const char *text) {
+  for (int i = 0; i < e->nhostvars; i++) {
+    const khostvar *v = &e->hostvars[i];
+    size_t n = strlen(v->name);
+    if (!v->assigned)
+      continue;
+    for (const char *p = text; (p = strstr(p, v->name)) != NULL; p += n) {
+      char b = p > text ? p[-1] : ' ', a = p[n];
+      int word = !(b == '_' || (b >= '0' && b <= '9') || ((b | 32) >= 'a' && (b | 32) <= 'z')) &&
+                 !(a == '_' || (a >= '0' && a <= '9') || ((a | 32) >= 'a' && (a | 32) <= 'z'));
+      if (word)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+static void stop(prun *r, const kstep *st, const char *why) {
+  if (!r->why) {
+    r->why = why;
+    r->why_line = st->loc.line;
+    r->why_col = st->loc.col;
+  }
+}
+
+/* Adds launch st to r; 0 (with r->why) when it cannot join. */
+static int add_launch(prun *r, const kstep *st) {
+  const kmodel *m = r->m;
+  prun_member *mb = &r->mem[r->nmem];
+  const char *why = NULL;
+  memset(mb, 0, sizeof *mb);
+  mb->st = st;
+  if (!pw_analyze(m, r->e, st, &mb->L, &why)) {
+    stop(r, st, arena_printf(m->arena, "'%s' is not pointwise: %s", st->callee, why));
+    return 0;
+  }
+  const pw_launch *L = &mb->L;
+  const kkernel *k = L->k;
+  if (k->nvars > PRUN_MAX_VARS) {
+    stop(r, st, arena_printf(m->arena, "'%s' has more than %d variables", k->name, PRUN_MAX_VARS));
+    return 0;
+  }
+  if (!ktype_is_int(L->index_type) || ktype_size(L->index_type) < 4) {
+    stop(r, st, arena_printf(m->arena, "the element index of '%s' is no int or 64-bit integer", k->name));
+    return 0;
+  }
+  if (r->nlaunch && !pw_same_size(r->e, r->domain, L->domain, m->arena)) {
+    stop(r, st, arena_printf(m->arena, "'%s' covers another element count than the launches before it",
+                             k->name));
+    return 0;
+  }
+  if (r->stream && strcmp(r->stream, st->stream)) {
+    stop(r, st, arena_printf(m->arena, "'%s' is launched on another stream (%s, not %s)", k->name,
+                             st->stream, r->stream));
+    return 0;
+  }
+  /* pointer arguments: traced buffers without offsets, each once when written */
+  for (int p = 0; p < k->nparams; p++) {
+    const karg *a = &st->args[p];
+    if (!k->params[p].is_pointer) {
+      if (prun_names_assigned(r->e, a->text)) {
+        stop(r, st, arena_printf(m->arena, "argument '%s' of '%s' names a host variable the entry "
+                                 "reassigns", a->text, k->name));
+        return 0;
+      }
+      continue;
+    }
+    if ((a->ref != KREF_PARAM && a->ref != KREF_SCRATCH) || a->offset) {
+      stop(r, st, arena_printf(m->arena, "argument '%s' of '%s' is no whole buffer of the entry",
+                               a->text, k->name));
+      return 0;
+    }
+    for (int q = 0; q < p; q++)
+      if (k->params[q].is_pointer && st->args[q].ref == a->ref && st->args[q].buffer == a->buffer &&
+          (k->params[p].writes || k->params[q].writes)) {
+        stop(r, st, arena_printf(m->arena, "'%s' is passed '%s' twice and writes it", k->name, a->text));
+        return 0;
+      }
+  }
+  /* reads at other indices: never of a buffer the run writes */
+  for (int i = 0; i < k->naccesses; i++) {
+    const kaccess *x = &k->accesses[i];
+    if (x->param < 0 || x->is_store)
+      continue;
+    const karg *a = &st->args[x->param];
+    int b = prun_find_buf(r, a->ref, a->buffer);
+    if (!pw_at_element(L, i) && ((b >= 0 && r->bufs[b].written) || k->params[x->param].writes)) {
+      stop(r, st, arena_printf(m->arena, "'%s' reads '%s' at another index than its element, and the "
+                               "run writes it", k->name, a->text));
+      return 0;
+    }
+  }
+  for (int p = 0; p < k->nparams; p++)
+    if (k->params[p].is_pointer && k->params[p].writes) {
+      int b = prun_find_buf(r, st->args[p].ref, st->args[p].buffer);
+      if (b >= 0 && r->bufs[b].broadcast) {
+        stop(r, st, arena_printf(m->arena, "'%s' writes '%s', which an earlier launch of the run reads at "
+                                 "other indices", k->name, st->args[p].text));
+        return 0;
+      }
+    }
+  /* it joins: what it reads before the run has written it comes from outside the prun */
+  for (int i = 0; i < k->naccesses; i++) {
+    const kaccess *x = &k->accesses[i];
+    if (x->param < 0 || x->is_store)
+      continue;
+    int b = prun_find_buf(r, st->args[x->param].ref, st->args[x->param].buffer);
+    if (b < 0 || !r->bufs[b].written) {
+      b = add_buf(r, st->args[x->param].ref, st->args[x->param].buffer,
+                  prun_pointee(m->arena, k->params[x->param].type_spelling), k->params[x->param].type);
+      if (b < 0) {
+        stop(r, st, "the run has too many buffers");
+        return 0;
+      }
+      r->bufs[b].read_first = 1;
+    }
+  }
+  for (int p = 0; p < k->nparams; p++) {
+    const karg *a = &st->args[p];
+    if (!k->params[p].is_pointer)
+      continue;
+    int b = add_buf(r, a->ref, a->buffer, prun_pointee(m->arena, k->params[p].type_spelling),
+                    k->params[p].type);
+    if (b < 0) {
+      stop(r, st, "the run has too many buffers");
+      return 0;
+    }
+    if (k->params[p].writes)
+      r->bufs[b].written = 1;
+  }
+  for (int i = 0; i < k->naccesses; i++) {
+    const kaccess *x = &k->accesses[i];
+    if (x->param >= 0 && !x->is_store && !pw_at_element(L, i))
+      r->bufs[prun_find_buf(r, st->args[x->param].ref, st->args[x->param].buffer)].broadcast = 1;
+  }
+  if (!r->nlaunch)
+    r->domain = L->domain;
+  r->wide |= ktype_size(L->index_type) > 4;
+  r->stream = st->stream;
+  r->nlaunch++;
+  r->nmem++;
+  return 1;
+}
+
+/* The C spelling of an annotated element type. */
+static const char *c_type(ktype t) {
+  switch (t) {
+  case KT_F32: return "float";
+  case KT_F64: return "double";
+  case KT_F16: return "__half";
+  case KT_BF16: return "__nv_bfloat16";
+  case KT_I32: return "int";
+  case KT_I64: return "long long";
+  case KT_U8: return "unsigned char";
+  case KT_I8: return "signed char";
+  case KT_BOOL: return "bool";
+  default: return NULL;
+  }
+}
+
+/* Adds memset st to r: a zero fill of an entry parameter's buffer, to be checked against
+ * the run's element count once a launch has given it (check_memsets). */
+static int add_memset(prun *r, const kstep *st) {
+  if (st->nargs < 3)
+    return 0;
+  const karg *a = &st->args[0];
+  int b = prun_find_buf(r, a->ref, a->buffer);
+  if (b < 0 && a->ref == KREF_PARAM && c_type(r->e->params[a->buffer].elem))
+    b = add_buf(r, a->ref, a->buffer, c_type(r->e->params[a->buffer].elem), r->e->params[a->buffer].elem);
+  if (b < 0 || a->offset || r->bufs[b].broadcast)
+    return 0;
+  const xexpr *v = st->args[1].value;
+  if (!v || v->kind != XE_INT || v->ival != 0 || !ktype_size(r->bufs[b].elem))
+    return 0;
+  prun_member *mb = &r->mem[r->nmem++];
+  memset(mb, 0, sizeof *mb);
+  mb->st = st;
+  mb->is_memset = 1;
+  mb->buf = b;
+  r->bufs[b].written = 1;
+  return 1;
+}
+
+/* Why memset member mb cannot join the run: NULL when it fills exactly the run's
+ * elements on the run's stream. */
+static const char *memset_misfit(const prun *r, const prun_member *mb) {
+  const kstep *st = mb->st;
+  int size = ktype_size(r->bufs[mb->buf].elem);
+  const char *stream = st->nargs >= 4 ? st->args[3].text : "0"; /* cudaMemset: the legacy stream */
+  if (strcmp(stream, r->stream))
+    return "a memset on another stream than the run's";
+  if (!pw_same_size(r->e, st->args[2].value, pw_times(r->m->arena, r->domain, size), r->m->arena))
+    return "a memset that is no zero fill of the run's elements";
+  return NULL;
+}
+
+/* Steps a run may pass over: allocations, and runtime calls that touch no buffer. */
+int prun_transparent(const kstep *st) {
+  if (st->kind == KS_ALLOC)
+    return 1;
+  if (st->kind == KS_OTHER) {
+    for (int i = 0; i < st->nargs; i++)
+      if (st->args[i].ref != KREF_NONE)
+        return 0;
+    return strcmp(st->callee, "cudaStreamSynchronize") && strcmp(st->callee, "cudaDeviceSynchronize");
+  }
+  return 0;
+}
+
+/* Whether a step outside the run reads buffer b. */
+int prun_read_outside(const prun *r, const kstep *steps, int n, const prun_buf *b) {
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i];
+    int member_ = 0;
+    for (int k = 0; k < r->nmem; k++)
+      member_ |= r->mem[k].st == st;
+    if (!member_)
+      for (int a = 0; a < st->nargs; a++)
+        if (st->args[a].ref == b->ref && st->args[a].buffer == b->id && st->args[a].reads &&
+            st->kind != KS_FREE)
+          return 1;
+    if (prun_read_outside(r, st->body, st->nbody, b) || prun_read_outside(r, st->orelse, st->norelse, b))
+      return 1;
+  }
+  return 0;
+}
+
+/* The top-level alloc or free step of scratch buffer b; NULL when it is none. */
+const kstep *prun_lifetime_step(const prun *r, const prun_buf *b, kstep_kind kind) {
+  for (int i = 0; i < r->e->nsteps; i++) {
+    const kstep *st = &r->e->steps[i];
+    if (kind == KS_ALLOC && st->kind == KS_ALLOC && st->index == b->id)
+      return st;
+    if (kind == KS_FREE && st->kind == KS_FREE && st->nargs >= 1 && st->args[0].ref == KREF_SCRATCH &&
+        st->args[0].buffer == b->id)
+      return st;
+  }
+  return NULL;
+}
+
+/* Builds the run that starts at top-level step `first` of entry ei, as long as it can go.
+ * Returns the number of top-level steps it spans (0 when no launch joins). */
+int prun_build(const variant *v, int ei, int first, prun *r) {
+  memset(r, 0, sizeof *r);
+  r->m = v->m;
+  r->e = &v->m->entries[ei];
+  r->entry = ei;
+  int last = -1;
+  for (int i = first; i < r->e->nsteps && r->nmem < PRUN_MAX_MEMBERS; i++) {
+    const kstep *st = &r->e->steps[i];
+    if (variant_touched(v, ei, st->index))
+      break; /* an earlier pass's: not this run's to change, and no missed fusion */
+    if (st->kind == KS_LAUNCH) {
+      if (!add_launch(r, st))
+        break;
+      last = i;
+    } else if (st->kind == KS_MEMSET) {
+      if (!add_memset(r, st)) {
+        stop(r, st, "a memset that is no zero fill of an entry buffer the run uses");
+        break;
+      }
+      last = i;
+    } else if (!prun_transparent(st)) {
+      break;
+    }
+  }
+  /* trailing memsets belong to no launch of the prun */
+  while (r->nmem && r->mem[r->nmem - 1].is_memset)
+    r->nmem--;
+  if (!r->nlaunch)
+    return 0;
+  /* memsets must fill the run's elements; the run starts after the last that does not */
+  int from = 0;
+  for (int i = 0; i < r->nmem; i++) {
+    const char *misfit = r->mem[i].is_memset ? memset_misfit(r, &r->mem[i]) : NULL;
+    if (!misfit)
+      continue;
+    int launches_before = 0;
+    for (int k = 0; k < i; k++)
+      launches_before += !r->mem[k].is_memset;
+    if (launches_before) {
+      r->nmem = i; /* it ends the prun */
+      stop(r, r->mem[i].st, misfit);
+      break;
+    }
+    from = i + 1;
+  }
+  if (from) {
+    memmove(r->mem, r->mem + from, sizeof r->mem[0] * (size_t)(r->nmem - from));
+    r->nmem -= from;
+  }
+  while (r->nmem && r->mem[r->nmem - 1].is_memset)
+    r->nmem--;
+  last = (int)(r->mem[r->nmem - 1].st - r->e->steps);
+  for (int b = 0; b < r->nbufs; b++) {
+    prun_buf *x = &r->bufs[b];
+    int outside = prun_read_outside(r, r->e->steps, r->e->nsteps, x);
+    x->store = x->written && (x->ref == KREF_PARAM || outside);
+    x->removed = x->written && !x->read_first && x->ref == KREF_SCRATCH && !outside &&
+                 prun_lifetime_step(r, x, KS_ALLOC) && prun_lifetime_step(r, x, KS_FREE) &&
+                 !variant_touched(v, ei, prun_lifetime_step(r, x, KS_ALLOC)->index) &&
+                 !variant_touched(v, ei, prun_lifetime_step(r, x, KS_FREE)->index);
+  }
+  return last - first + 1;
+}
+
+/* The members' names for remarks and the kernel's head comment, in r's order. */
+const char *prun_names(const prun *r, arena *a) {
+  strbuf b = {0};
+  for (int i = 0; i < r->nmem; i++) {
+    const prun_member *mb = &r->mem[i];
+    if (b.len)
+      sb_puts(&b, ", ");
+    if (mb->is_memset)
+      sb_printf(&b, "memset of %s", r->bufs[mb->buf].name);
+    else
+      sb_printf(&b, "%s (line %u)", mb->L.k->name, mb->L.k->loc.line);
+  }
+  const char *s = arena_strdup(a, b.s ? b.s : "");
+  sb_free(&b);
+  return s;
+}
+
+/* ---- the per-element code ---- */
+static const char *fresh(prun_emit *x, const char *name);
+
+int prun_new_var(prun_emit *x, const char *name, const char *type) {
+  name = fresh(x, name);
+  kvar *v = ARENA_PUSH(x->a, x->fk.vars, x->fk.nvars, x->cap_vars);
+  v->name = name;
+  v->kind = KV_LOCAL;
+  v->type_spelling = type;
+  return x->fk.nvars - 1;
+}
+
+int prun_scope(const prun_emit *x) { return x->fk.nvars; }
+
+void prun_unscope(prun_emit *x, int mark) {
+  if (mark >= 0 && mark <= x->fk.nvars)
+    x->fk.nvars = mark;
+}
+
+static kexpr *node(prun_emit *x, kexpr_kind kind) {
+  kexpr *e = arena_alloc(x->a, sizeof *e);
+  e->kind = kind;
+  e->var = -1;
+  e->param = -1;
+  return e;
+}
+
+static const char *lane_name[] = {"x", "y", "z", "w"};
+
+/* A copy of member mi's expression e in the fused kernel's terms. */
+static kexpr *xlate(prun_emit *x, int mi, const kexpr *e) {
+  if (!e)
+    return NULL;
+  const prun_member *mb = &x->r->mem[mi];
+  const kstep *st = mb->st;
+  kexpr *c = node(x, e->kind);
+  *c = *e;
+  switch (e->kind) {
+  case KE_VAR:
+    c->var = x->vmap[mi * PRUN_MAX_VARS + e->var];
+    return c;
+  case KE_PARAM: {
+    const char *text = st->args[e->param].text;
+    for (int s = 0; s < x->r->nscalars; s++)
+      if (!strcmp(x->r->scalars[s].text, text) && !strcmp(x->r->scalars[s].type, mb->L.k->params[e->param].type_spelling))
+        c->param = x->r->scalars[s].param;
+    return c;
+  }
+  case KE_LOAD: {
+    int b = prun_find_buf(x->r, st->args[e->param].ref, st->args[e->param].buffer);
+    int at = pw_at_element(&mb->L, e->access);
+    if (at && x->value[b] >= 0) {
+      kexpr *v = node(x, KE_VAR);
+      v->type = e->type;
+      v->type_spelling = e->type_spelling;
+      v->var = x->value[b];
+      return v;
+    }
+    if (at && x->lane >= 0 && x->vec[b] >= 0) {
+      kexpr *v = node(x, KE_VAR);
+      v->var = x->vec[b];
+      kexpr *f = node(x, KE_MEMBER);
+      f->a = v;
+      f->text = lane_name[x->lane];
+      return f;
+    }
+    c->param = x->r->bufs[b].param;
+    c->var = -1;
+    c->a = xlate(x, mi, e->a);
+    return c;
+  }
+  case KE_CALL:
+    c->args = arena_alloc(x->a, sizeof *c->args * (size_t)(e->nargs + 1));
+    for (int i = 0; i < e->nargs; i++)
+      c->args[i] = xlate(x, mi, e->args[i]);
+    return c;
+  default:
+    c->a = xlate(x, mi, e->a);
+    c->b = xlate(x, mi, e->b);
+    c->c = xlate(x, mi, e->c);
+    return c;
+  }
+}
+
+static void indent(strbuf *b, int depth) {
+  for (int i = 0; i < depth; i++)
+    sb_puts(b, "  ");
+}
+
+static void print_x(prun_emit *x, int mi, const kexpr *e) {
+  kexpr *t = xlate(x, mi, e);
+  print_expr(&x->fk, t, x->b);
+}
+
+/* Whether s stores to buffer-param p of its kernel anywhere below an if. */
+static void stores(const kstmt *s, int depth, int *nested, int *top, int nparam) {
+  if (!s)
+    return;
+  switch (s->kind) {
+  case KST_BLOCK:
+    for (int i = 0; i < s->nbody; i++)
+      stores(s->body[i], depth, nested, top, nparam);
+    return;
+  case KST_STORE:
+    if (s->param >= 0 && s->param < nparam) {
+      if (depth)
+        nested[s->param] = 1;
+      else
+        top[s->param] = 1;
+    }
+    return;
+  case KST_IF:
+    stores(s->then, depth + 1, nested, top, nparam);
+    stores(s->orelse, depth + 1, nested, top, nparam);
+    return;
+  default:
+    return;
+  }
+}
+
+static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int top);
+
+static void print_items_x(prun_emit *x, int mi, const kstmt *s, int depth, int top) {
+  if (s->kind == KST_BLOCK && !s->text)
+    for (int i = 0; i < s->nbody; i++)
+      print_stmt_x(x, mi, s->body[i], depth, top);
+  else
+    print_stmt_x(x, mi, s, depth, top);
+}
+
+static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int top) {
+  const prun_member *mb = &x->r->mem[mi];
+  strbuf *b = x->b;
+  (void)top;
+  switch (s->kind) {
+  case KST_BLOCK:
+    if (s->text) {
+      for (int i = 0; i < s->nbody; i++)
+        print_stmt_x(x, mi, s->body[i], depth, top);
+      return;
+    }
+    indent(b, depth);
+    sb_puts(b, "{\n");
+    print_items_x(x, mi, s, depth + 1, 0);
+    indent(b, depth);
+    sb_puts(b, "}\n");
+    return;
+  case KST_DECL: {
+    const kvar *v = &x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + s->var]];
+    indent(b, depth);
+    sb_printf(b, "%s %s", v->type_spelling, v->name);
+    if (s->value) {
+      sb_puts(b, " = ");
+      print_x(x, mi, s->value);
+    }
+    sb_puts(b, ";\n");
+    return;
+  }
+  case KST_ASSIGN:
+    indent(b, depth);
+    sb_printf(b, "%s%s%s %s= ", x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + s->var]].name, s->member ? "." : "",
+              s->member ? s->member : "", s->op >= 0 ? kop_text(s->op) : "");
+    print_x(x, mi, s->value);
+    sb_puts(b, ";\n");
+    return;
+  case KST_STORE: {
+    const karg *a = &mb->st->args[s->param];
+    int bi = prun_find_buf(x->r, a->ref, a->buffer);
+    indent(b, depth);
+    if (x->value[bi] < 0) { /* its first value, at the top of the body: declared here */
+      x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", x->r->bufs[bi].name), x->r->bufs[bi].type);
+      sb_printf(b, "%s %s = ", x->r->bufs[bi].type, x->fk.vars[x->value[bi]].name);
+    } else {
+      sb_printf(b, "%s = ", x->fk.vars[x->value[bi]].name);
+    }
+    if (s->op >= 0) {
+      /* a compound store: the value so far, op, the operand */
+      kexpr *old = node(x, KE_LOAD);
+      old->param = s->param;
+      old->access = s->access;
+      old->a = s->index;
+      kexpr *bin = node(x, KE_BINARY);
+      bin->op = (kop)s->op;
+      bin->a = old;
+      bin->b = s->value;
+      bin->type = s->value->type;
+      print_x(x, mi, bin);
+    } else {
+      print_x(x, mi, s->value);
+    }
+    sb_puts(b, ";\n");
+    return;
+  }
+  case KST_IF:
+    indent(b, depth);
+    sb_puts(b, "if (");
+    print_x(x, mi, s->cond);
+    sb_puts(b, ") {\n");
+    print_items_x(x, mi, s->then, depth + 1, 0);
+    indent(b, depth);
+    if (s->orelse) {
+      sb_puts(b, "} else {\n");
+      print_items_x(x, mi, s->orelse, depth + 1, 0);
+      indent(b, depth);
+    }
+    sb_puts(b, "}\n");
+    return;
+  default:
+    KFUSE_BUG("fuse-pointwise: statement kind %d in a pointwise body", s->kind);
+  }
+}
+
+/* The type a buffer's value has in the fused kernel. */
+static const char *value_type(const prun_buf *b) { return b->type; }
+
+/* Prints the body of one element i at depth: every member, then the stores. */
+void prun_print_element(prun_emit *x, int depth) {
+  prun *r = x->r;
+  strbuf *b = x->b;
+  for (int bi = 0; bi < r->nbufs; bi++)
+    x->value[bi] = x->preset ? x->preset[bi] : -1;
+  for (int mi = 0; mi < r->nmem; mi++) {
+    const prun_member *mb = &r->mem[mi];
+    if (mb->is_memset) {
+      int bi = mb->buf;
+      indent(b, depth);
+      if (x->value[bi] < 0) {
+        x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", r->bufs[bi].name), value_type(&r->bufs[bi]));
+        sb_printf(b, "%s %s = 0; /* memset */\n", value_type(&r->bufs[bi]), x->fk.vars[x->value[bi]].name);
+      } else {
+        sb_printf(b, "%s = 0; /* memset */\n", x->fk.vars[x->value[bi]].name);
+      }
+      continue;
+    }
+    const pw_launch *L = &mb->L;
+    const kkernel *k = L->k;
+    indent(b, depth);
+    sb_printf(b, "// %s (line %u)\n", k->name, k->loc.line);
+    /* buffers this kernel stores only under a condition need their value before it */
+    int nested[256] = {0}, top[256] = {0};
+    for (int i = 0; i < L->nbody; i++)
+      stores(L->body[i], L->cond ? 1 : 0, nested, top, k->nparams < 256 ? k->nparams : 256);
+    for (int p = 0; p < k->nparams && p < 256; p++) {
+      if (!nested[p])
+        continue;
+      int bi = prun_find_buf(r, mb->st->args[p].ref, mb->st->args[p].buffer);
+      if (x->value[bi] >= 0)
+        continue;
+      x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", r->bufs[bi].name), value_type(&r->bufs[bi]));
+      indent(b, depth);
+      sb_printf(b, "%s %s", value_type(&r->bufs[bi]), x->fk.vars[x->value[bi]].name);
+      if (r->bufs[bi].param < 0) /* a removed intermediate: its other elements held nothing */
+        sb_puts(b, "{};\n");
+      else if (x->lane >= 0 && x->vec[bi] >= 0)
+        sb_printf(b, " = %s.%s;\n", x->fk.vars[x->vec[bi]].name, lane_name[x->lane]);
+      else
+        sb_printf(b, " = %s[%s];\n", x->fk.params[r->bufs[bi].param].name, x->fk.vars[x->iv].name);
+    }
+    int d = depth;
+    for (int i = 0; i < L->npre; i++)
+      print_stmt_x(x, mi, L->pre[i], d, 1);
+    if (L->cond) {
+      indent(b, d);
+      sb_puts(b, "if (");
+      print_x(x, mi, L->cond);
+      sb_puts(b, ") {\n");
+      for (int i = 0; i < L->nbody; i++)
+        print_stmt_x(x, mi, L->body[i], d + 1, 0);
+      indent(b, d);
+      sb_puts(b, "}\n");
+    } else {
+      for (int i = 0; i < L->nbody; i++)
+        print_stmt_x(x, mi, L->body[i], d, 1);
+    }
+  }
+}
+
+/* The stores of the element's final values (scalar path: at i; vector path: into the
+ * float4s). */
+void prun_print_stores(prun_emit *x, int depth) {
+  prun *r = x->r;
+  for (int bi = 0; bi < r->nbufs; bi++) {
+    const prun_buf *bf = &r->bufs[bi];
+    if (!bf->store || bf->removed || x->value[bi] < 0)
+      continue;
+    indent(x->b, depth);
+    if (x->lane >= 0)
+      sb_printf(x->b, "%s.%s = %s;\n", x->fk.vars[x->out[bi]].name, lane_name[x->lane],
+                x->fk.vars[x->value[bi]].name);
+    else
+      sb_printf(x->b, "%s[%s] = %s;\n", x->fk.params[bf->param].name, x->fk.vars[x->iv].name,
+                x->fk.vars[x->value[bi]].name);
+  }
+}
+
+/* Whether declarations inside blocks of the body would collide between lanes: the body is
+ * printed once per lane inside its own braces, so no. */
+
+static int expr_uses(const kexpr *e, int p) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_PARAM && e->param == p)
+    return 1;
+  if (e->kind == KE_CALL) {
+    for (int i = 0; i < e->nargs; i++)
+      if (expr_uses(e->args[i], p))
+        return 1;
+    return 0;
+  }
+  return expr_uses(e->a, p) || expr_uses(e->b, p) || expr_uses(e->c, p);
+}
+
+static int stmt_uses(const kstmt *s, int p) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_BLOCK) {
+    for (int i = 0; i < s->nbody; i++)
+      if (stmt_uses(s->body[i], p))
+        return 1;
+    return 0;
+  }
+  return expr_uses(s->index, p) || expr_uses(s->value, p) || expr_uses(s->cond, p) ||
+         stmt_uses(s->then, p) || stmt_uses(s->orelse, p);
+}
+
+/* Whether the element's code (not the bounds guard) uses scalar parameter p. */
+static int uses_param(const pw_launch *L, int p) {
+  if (expr_uses(L->cond, p))
+    return 1;
+  for (int i = 0; i < L->npre; i++)
+    if (stmt_uses(L->pre[i], p))
+      return 1;
+  for (int i = 0; i < L->nbody; i++)
+    if (stmt_uses(L->body[i], p))
+      return 1;
+  return 0;
+}
+
+/* Whether name is a parameter or a variable of the fused kernel already. */
+static int name_taken(const prun_emit *x, const char *name) {
+  for (int i = 0; i < x->fk.nparams; i++)
+    if (x->fk.params[i].name && !strcmp(x->fk.params[i].name, name))
+      return 1;
+  for (int i = 0; i < x->fk.nvars; i++)
+    if (!strcmp(x->fk.vars[i].name, name))
+      return 1;
+  return 0;
+}
+
+/* name, or name_2, name_3... : the first that the fused kernel does not use yet. */
+static const char *fresh(prun_emit *x, const char *name) {
+  const char *t = name;
+  for (int k = 2; name_taken(x, t); k++)
+    t = arena_printf(x->a, "%s_%d", name, k);
+  return t;
+}
+
+/* Whether the C text t is one identifier. */
+static int is_ident(const char *t) {
+  int ok = t[0] && !(t[0] >= '0' && t[0] <= '9');
+  for (const char *c = t; *c && ok; c++)
+    ok = *c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z');
+  return ok;
+}
+
+void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *base_launch) {
+  memset(x, 0, sizeof *x);
+  x->r = r;
+  x->a = r->m->arena;
+  x->lane = -1;
+  x->value = arena_alloc(x->a, sizeof *x->value * (size_t)(r->nbufs + 1));
+  x->vec = arena_alloc(x->a, sizeof *x->vec * (size_t)(r->nbufs + 1));
+  x->out = arena_alloc(x->a, sizeof *x->out * (size_t)(r->nbufs + 1));
+  for (int i = 0; i < r->nbufs; i++)
+    x->vec[i] = x->value[i] = x->out[i] = -1;
+  /* scalars the bodies use */
+  for (int mi = 0; mi < r->nmem; mi++) {
+    const prun_member *mb = &r->mem[mi];
+    if (mb->is_memset)
+      continue;
+    const kkernel *k = mb->L.k;
+    for (int p = 0; p < k->nparams; p++) {
+      if (k->params[p].is_pointer || !uses_param(&mb->L, p))
+        continue;
+      const char *text = mb->st->args[p].text, *type = k->params[p].type_spelling;
+      int seen = 0;
+      for (int s = 0; s < r->nscalars; s++)
+        seen |= !strcmp(r->scalars[s].text, text) && !strcmp(r->scalars[s].type, type);
+      if (!seen && r->nscalars < PRUN_MAX_SCALARS)
+        r->scalars[r->nscalars++] = (prun_scalar){text, type, -1, 0};
+    }
+  }
+  /* parameters: base's, the buffers (not removed, and not already base's), the scalars,
+   * then n */
+  int nb = base ? base->nparams : 0, np = nb;
+  for (int i = 0; i < r->nbufs; i++)
+    if (!r->bufs[i].removed && r->bufs[i].param < 0)
+      r->bufs[i].param = np++;
+  x->nparams = np + r->nscalars + 1;
+  x->fk.params = arena_alloc(x->a, sizeof *x->fk.params * (size_t)(x->nparams + 1));
+  x->fk.name = "fused";
+  if (base) {
+    x->fk.body = base->body;
+    memcpy(x->fk.params, base->params, sizeof *base->params * (size_t)nb);
+    for (int v = 0; v < base->nvars; v++)
+      *(kvar *)ARENA_PUSH(x->a, x->fk.vars, x->fk.nvars, x->cap_vars) = base->vars[v];
+  }
+  x->fk.nparams = nb;
+  for (int i = 0; i < r->nbufs; i++)
+    if (r->bufs[i].param >= nb) {
+      kkparam *p = &x->fk.params[r->bufs[i].param];
+      p->name = fresh(x, r->bufs[i].name);
+      p->is_pointer = 1;
+      p->type = r->bufs[i].elem;
+      x->fk.nparams = r->bufs[i].param + 1 > x->fk.nparams ? r->bufs[i].param + 1 : x->fk.nparams;
+    }
+  x->fk.nparams = np;
+  for (int s = 0; s < r->nscalars; s++) {
+    prun_scalar *sc = &r->scalars[s];
+    sc->param = np + s;
+    for (int p = 0; base_launch && p < nb && p < base_launch->nargs; p++)
+      if (!base->params[p].is_pointer && !strcmp(base_launch->args[p].text, sc->text) &&
+          !strcmp(base->params[p].type_spelling, sc->type)) {
+        sc->param = p;
+        sc->shared = 1;
+      }
+    kkparam *p = &x->fk.params[np + s];
+    /* a scalar argument that is an identifier keeps its name; an expression gets one */
+    p->name = sc->shared ? x->fk.params[sc->param].name
+                         : fresh(x, is_ident(sc->text) ? sc->text : arena_printf(x->a, "s%d", s));
+    p->type_spelling = sc->type;
+    x->fk.nparams = np + s + 1;
+  }
+  x->fk.params[x->nparams - 1].name = name_taken(x, "n") ? fresh(x, "n_elements") : "n";
+  x->fk.nparams = x->nparams;
+  x->iv = prun_new_var(x, "i", r->wide ? "long long" : "int");
+  /* member vars: renamed m<k>_<name>, the element index is i */
+  x->vmap = arena_alloc(x->a, sizeof *x->vmap * (size_t)PRUN_MAX_VARS * (size_t)(r->nmem + 1));
+  for (int mi = 0; mi < r->nmem; mi++) {
+    const prun_member *mb = &r->mem[mi];
+    if (mb->is_memset)
+      continue;
+    const kkernel *k = mb->L.k;
+    for (int v = 0; v < k->nvars; v++)
+      x->vmap[mi * PRUN_MAX_VARS + v] =
+          v == mb->L.elem ? x->iv
+                          : prun_new_var(x, arena_printf(x->a, "m%d_%s", mi + 1, k->vars[v].name),
+                                         k->vars[v].type_spelling);
+  }
+}

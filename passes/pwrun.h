@@ -1,0 +1,138 @@
+/*
+ * pwrun.h: runs of pointwise steps, and the printer of their per-element code, shared by
+ * the fusion passes (fuse-pointwise prints a run as its own grid-stride kernel,
+ * fuse-epilogue at a producer's store).
+ *
+ * A run is a sequence of consecutive top-level steps of one entry: pointwise launches
+ * (lib/pointwise.h) and zero memsets over one element domain. prun_build checks the
+ * conditions that make the run one kernel's per-element code (fuse_pointwise.c's head
+ * lists them) and stops before the first step that breaks one, saying why. The emitter
+ * then prints, for one element i, every member's body in order, the values one member
+ * writes and a later one reads at i held in registers, and the stores of the values that
+ * the entry's caller or a later step reads.
+ */
+#ifndef KFUSE_PWRUN_H
+#define KFUSE_PWRUN_H
+
+#include "../lib/pointwise.h"
+#include "../lib/variant.h"
+
+enum {
+  PRUN_MAX_MEMBERS = 64, /* steps of a run */
+  PRUN_MAX_BUFS = 64,    /* buffers it touches */
+  PRUN_MAX_SCALARS = 64, /* scalar arguments of its kernels */
+  PRUN_MAX_VARS = 4096,  /* variables of one member's kernel */
+};
+
+/* A member of a run: a pointwise launch or a zero memset. */
+typedef struct prun_member {
+  const kstep *st;
+  int is_memset;
+  pw_launch L;             /* launches */
+  int buf;                 /* memsets: the buffer set (index into run.bufs) */
+} prun_member;
+
+/* A buffer the run touches. */
+typedef struct prun_buf {
+  kref_kind ref;
+  int id;                  /* entry param index or scratch alloc step */
+  const char *name;        /* the host name: parameter or scratch variable */
+  const char *type;        /* element type as the kernels spell it ("float") */
+  ktype elem;
+  int written;             /* by some prun_member */
+  int read_first;          /* read by a member before any member writes it */
+  int broadcast;           /* read at another index than the element's */
+  int removed;             /* an intermediate that disappears */
+  int store;               /* its final value is written back (someone reads it later) */
+  int param;               /* its parameter in the fused kernel, or -1 */
+} prun_buf;
+
+/* A scalar argument of the fused kernel: a launch argument's text and its kernel type. */
+typedef struct prun_scalar {
+  const char *text;
+  const char *type;
+  int param;               /* its parameter in the fused kernel */
+  int shared;              /* that parameter is the base kernel's (the same host value) */
+} prun_scalar;
+
+typedef struct prun {
+  const kmodel *m;
+  const kentry *e;
+  int entry;
+  prun_member mem[PRUN_MAX_MEMBERS];
+  int nmem, nlaunch;
+  prun_buf bufs[PRUN_MAX_BUFS];
+  int nbufs;
+  prun_scalar scalars[PRUN_MAX_SCALARS];
+  int nscalars;
+  xexpr *domain;
+  int wide;                /* 64-bit element index */
+  const char *stream;
+  const char *why;         /* why the run stopped */
+  unsigned why_line, why_col;
+} prun;
+/* What the emitter keeps while it prints one fused kernel. */
+typedef struct prun_emit {
+  prun *r;
+  arena *a;
+  kkernel fk;              /* the fused kernel, as print_expr sees it: its params and vars */
+  int cap_vars;
+  int nparams;
+  int iv;                  /* the element index variable */
+  int *vmap;               /* per member: the source kernel's vars to fused vars */
+  int *value;              /* per buffer: the var holding its value at i, or -1 */
+  int lane;                /* -1: scalar; 0..3: a float4 lane */
+  int *vec;                /* per buffer: the var of its float4 (vector path), or -1 */
+  int *out;                /* per stored buffer: the var of its float4 staging value */
+  int *preset;             /* per buffer: the var that holds its value when an element
+                            * starts (fuse-epilogue's producer value), or -1; NULL: none */
+  strbuf *b;
+} prun_emit;
+
+/* ---- runs ---- */
+
+/* Builds the run that starts at top-level step `first` of entry ei of v, as long as it can
+ * go. Returns the number of top-level steps it spans (0 when no launch joins); r->why says
+ * why it stopped, when a step broke a condition. */
+int prun_build(const variant *v, int ei, int first, prun *r);
+/* The index in r->bufs of the buffer (ref, id), or -1. */
+int prun_find_buf(const prun *r, kref_kind ref, int id);
+/* Whether a step among steps[0..n) (nested ones included) other than r's members reads b. */
+int prun_read_outside(const prun *r, const kstep *steps, int n, const prun_buf *b);
+/* The top-level allocation (kind KS_ALLOC) or free (KS_FREE) of scratch buffer b, or NULL. */
+const kstep *prun_lifetime_step(const prun *r, const prun_buf *b, kstep_kind kind);
+/* The members' names, "add_bias (line 18), memset of y, relu (line 25)", in a's memory. */
+const char *prun_names(const prun *r, arena *a);
+/* Whether text names a host variable of e that the entry reassigns. */
+int prun_names_assigned(const kentry *e, const char *text);
+/* Whether a run may pass over step st: an allocation, or a runtime call that touches no
+ * buffer and does not synchronize. */
+int prun_transparent(const kstep *st);
+/* The C type a pointer parameter's spelling points to: "const float *__restrict" is
+ * "float" (in a's memory). */
+const char *prun_pointee(arena *a, const char *spelling);
+
+/* ---- the per-element code ---- */
+
+/* Sets up x to print r's element code. With base NULL, the fused kernel's parameters are
+ * r's buffers that are not removed, the scalars the bodies use, and the element count.
+ * With a base kernel (fuse-epilogue's producer), base's parameters and variables come
+ * first, and every name the run adds avoids base's; a scalar the run passes as base_launch
+ * passes one of base's scalar parameters (the same text and type) is that parameter. */
+void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *base_launch);
+/* A new local of the fused kernel, named name unless that is taken. */
+int prun_new_var(prun_emit *x, const char *name, const char *type);
+/* Prints the code of one element (index variable x->iv) at depth: every member in order.
+ * Values of buffers already in registers (x->value[b] >= 0, preset by the caller) are
+ * kept; the others start unset. */
+void prun_print_element(prun_emit *x, int depth);
+/* The variables an element's code declares live in its block: prun_scope before printing
+ * an element returns a mark, prun_unscope(x, mark) after its stores frees their names for
+ * the next element. */
+int prun_scope(const prun_emit *x);
+void prun_unscope(prun_emit *x, int mark);
+/* Prints the stores of the element's final values: at x->iv on the scalar path, into the
+ * float4 staging values on the vector path. */
+void prun_print_stores(prun_emit *x, int depth);
+
+#endif
