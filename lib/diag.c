@@ -9,7 +9,7 @@
 
 #include "arena.h"
 
-enum { REMARKS_SEEN = 256 }; /* remarks remembered for dropping repeats */
+enum { REMARKS_SEEN = 256 }; /* remarks and warnings remembered for dropping repeats */
 
 struct diag {
   FILE *out;
@@ -46,8 +46,8 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n) {
   return h;
 }
 
-/* Whether the remark at file:line:col with this text was printed before (among the last
- * REMARKS_SEEN); remembers it otherwise. */
+/* Whether the remark or warning at file:line:col with this text was printed before (among
+ * the last REMARKS_SEEN); remembers it otherwise. */
 static int repeated(diag *d, const char *file, unsigned line, unsigned col, const char *text) {
   char where[64];
   int n = snprintf(where, sizeof where, ":%u:%u:", line, col);
@@ -75,8 +75,9 @@ void diag_report(diag *d, diag_level level, const char *file, unsigned line, uns
   va_start(ap, fmt);
   vsnprintf(text, (size_t)(len > 0 ? len : 0) + 1, fmt, ap);
   va_end(ap);
-  /* two passes refusing one step for one reason say it once */
-  if (level != DIAG_REMARK || !repeated(d, file, line, col, text)) {
+  /* two passes refusing one step for one reason, or two variants dropped for one, say it
+   * once */
+  if ((level != DIAG_REMARK && level != DIAG_WARNING) || !repeated(d, file, line, col, text)) {
     if (file && line && col)
       fprintf(d->out, "%s:%u:%u: ", file, line, col);
     else if (file && line)

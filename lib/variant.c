@@ -143,14 +143,37 @@ static int statement_range(const kmodel *m, unsigned begin, unsigned end, unsign
   return 1;
 }
 
-/* Whether the call at begin starts its statement: only blanks, or the end of another
- * statement or a brace, before it. */
+/* Whether the call at begin starts its statement: only blanks and comments, or the end of
+ * another statement or a brace, before it. */
 static int own_statement(const kmodel *m, unsigned begin) {
   const char *t = m->text;
   unsigned p = begin;
-  while (p > 0 && (is_blank(t[p - 1]) || t[p - 1] == '\n' || t[p - 1] == '\r'))
-    p--;
-  return p == 0 || t[p - 1] == ';' || t[p - 1] == '{' || t[p - 1] == '}';
+  for (;;) {
+    while (p > 0 && (is_blank(t[p - 1]) || t[p - 1] == '\n' || t[p - 1] == '\r'))
+      p--;
+    if (p == 0)
+      return 1;
+    if (p >= 2 && t[p - 1] == '/' && t[p - 2] == '*') { /* a block comment: back to its start */
+      unsigned q = p - 2;
+      while (q >= 2 && !(t[q - 2] == '/' && t[q - 1] == '*'))
+        q--;
+      if (q < 2)
+        return 0;
+      p = q - 2;
+      continue;
+    }
+    unsigned ls = p - 1; /* a line comment ending here: back to its `//` */
+    while (ls > 0 && t[ls - 1] != '\n')
+      ls--;
+    unsigned c = ls;
+    while (c + 1 < p && !(t[c] == '/' && t[c + 1] == '/'))
+      c++;
+    if (c + 1 < p) {
+      p = c;
+      continue;
+    }
+    return t[p - 1] == ';' || t[p - 1] == '{' || t[p - 1] == '}';
+  }
 }
 
 /* Where new kernels for entry e go: the start of the run of comment lines above it (its
@@ -388,9 +411,9 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
     else /* a runtime call inside an expression (`e = cudaMallocAsync(...)`): it succeeds */
       ok = st->kind != KS_LAUNCH && rw_replace(rw, st->loc.begin, st->loc.end, "cudaSuccess");
     if (!ok)
-      diag_report(d, DIAG_ERROR, m->path, st->loc.line, st->loc.col,
-                  "cannot rewrite step #%d of '%s' (a statement kfuse cannot delimit)", st->index,
-                  e->name);
+      diag_report(d, DIAG_WARNING, m->path, st->loc.line, st->loc.col,
+                  "cannot rewrite step #%d of '%s' (a statement kfuse cannot delimit); the variant "
+                  "is dropped", st->index, e->name);
   }
   /* declarations that lose declarators (the passes' and the host variables left unused),
    * each edited once */

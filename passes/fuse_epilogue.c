@@ -147,7 +147,8 @@ static const char *walk(producer *P, const kstmt *s, const kexpr **conds, int nc
       return "it reads its own output";
     if (ncond + 1 >= PRODUCER_MAX_DEPTH)
       return "its conditions nest too deeply";
-    memcpy(c2, conds, sizeof *conds * (size_t)ncond);
+    if (ncond)
+      memcpy(c2, conds, sizeof *conds * (size_t)ncond);
     c2[ncond] = s->cond;
     if (s->kind == KST_FOR && ((why = walk(P, s->init, conds, ncond)) || (why = walk(P, s->step, c2, ncond + 1))))
       return why;
@@ -480,7 +481,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   static site_info s;
   const char *why;
   if (at < 0 || !check_site(v, site->entry, at, &s, &why) || s.r.mem[s.r.nmem - 1].st->index != site->last_step) {
-    diag_report(d, DIAG_ERROR, m->path, 0, 0, "fuse-epilogue: the site %s no longer applies", site->what);
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-epilogue: the site %s no longer applies; the variant is dropped", site->what);
     return 0;
   }
   prun *r = &s.r;
@@ -568,7 +569,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     variant_note(v, arena_printf(v->a, "fuse-epilogue@%s#%d-#%d", e->name, site->first_step, site->last_step),
                  arena_printf(v->a, "fuse-epilogue: %s -> %s", site->what, name));
   } else {
-    diag_report(d, DIAG_ERROR, m->path, 0, 0, "fuse-epilogue: overlapping changes at %s", site->what);
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-epilogue: overlapping changes at %s; the variant is dropped", site->what);
   }
   sb_free(&t);
   sb_free(&call);

@@ -143,7 +143,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   static prun r;
   if (first < 0 || prun_build(v, site->entry, first, &r) <= 0 ||
       r.mem[r.nmem - 1].st->index != site->last_step) {
-    diag_report(d, DIAG_ERROR, m->path, 0, 0, "fuse-pointwise: the site %s no longer applies", site->what);
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-pointwise: the site %s no longer applies; the variant is dropped", site->what);
     return 0;
   }
   int vec = values ? values[0] : vec_values[0], block = values ? values[1] : block_values[0];
@@ -284,7 +284,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
                                  site->first_step, site->last_step),
                  arena_printf(v->a, "fuse-pointwise: %s -> %s (block %d, vec %d)", site->what, name, block, vec));
   } else {
-    diag_report(d, DIAG_ERROR, m->path, 0, 0, "fuse-pointwise: overlapping changes at %s", site->what);
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-pointwise: overlapping changes at %s; the variant is dropped", site->what);
   }
   sb_free(&t);
   sb_free(&call);

@@ -560,13 +560,10 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
   case KST_STORE: {
     const karg *a = &mb->st->args[s->param];
     int bi = prun_find_buf(x->r, a->ref, a->buffer);
-    indent(b, depth);
-    if (x->value[bi] < 0) { /* its first value, at the top of the body: declared here */
-      x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", x->r->bufs[bi].name), x->r->bufs[bi].type);
-      sb_printf(b, "%s %s = ", x->r->bufs[bi].type, x->fk.vars[x->value[bi]].name);
-    } else {
-      sb_printf(b, "%s = ", x->fk.vars[x->value[bi]].name);
-    }
+    /* the value first, while a load of this buffer still means its value before the store
+     * (`y[i] = fmaxf(y[i], 0.f)` reads y's element from memory) */
+    strbuf value = {0};
+    x->b = &value;
     if (s->op >= 0) {
       /* a compound store: the value so far, op, the operand */
       kexpr *old = node(x, KE_LOAD);
@@ -582,7 +579,15 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
     } else {
       print_x(x, mi, s->value);
     }
-    sb_puts(b, ";\n");
+    x->b = b;
+    indent(b, depth);
+    if (x->value[bi] < 0) { /* its first value, at the top of the body: declared here */
+      x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", x->r->bufs[bi].name), x->r->bufs[bi].type);
+      sb_printf(b, "%s %s = %s;\n", x->r->bufs[bi].type, x->fk.vars[x->value[bi]].name, value.s);
+    } else {
+      sb_printf(b, "%s = %s;\n", x->fk.vars[x->value[bi]].name, value.s);
+    }
+    sb_free(&value);
     return;
   }
   case KST_IF:
