@@ -56,6 +56,9 @@ typedef struct producer {
   int c;                  /* the kernel parameter C */
   const kstmt *stores[PRODUCER_MAX_STORES]; /* the stores to C, in the body's order */
   int nstores;
+  int cptr;               /* a pointer local into C (`float* dst = C + off`), or -1 */
+  const kexpr *cptr_off;  /* its offset (NULL: C itself) */
+  arena *a;               /* for the offsets of `C + a + b` */
 } producer;
 
 /* ---- what the producer does ---- */
@@ -85,25 +88,66 @@ static int reads_memory(const kkernel *k, const kexpr *e, int depth) {
   }
 }
 
-/* Whether e names kernel parameter p (as a value: pointer arithmetic, a call argument). */
-static int names_param(const kexpr *e, int p) {
+/* Whether e names C: the parameter as a value (pointer arithmetic, a call argument), a load
+ * from it (directly or through a pointer local), or the pointer local into it. */
+static int names_c(const producer *P, const kexpr *e) {
   if (!e)
     return 0;
-  if (e->kind == KE_PARAM && e->param == p)
+  if (e->kind == KE_PARAM && e->param == P->c)
     return 1;
-  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->var < 0 && e->param == p)
+  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->param == P->c)
+    return 1;
+  if (e->kind == KE_VAR && P->cptr >= 0 && e->var == P->cptr)
     return 1;
   if (e->kind == KE_CALL) {
     for (int i = 0; i < e->nargs; i++)
-      if (names_param(e->args[i], p))
+      if (names_c(P, e->args[i]))
         return 1;
     return 0;
   }
-  return names_param(e->a, p) || names_param(e->b, p) || names_param(e->c, p);
+  return names_c(P, e->a) || names_c(P, e->b) || names_c(P, e->c);
 }
 
-/* Walks the body: finds the stores to P->c, checks that C is named nowhere else and that
- * the conditions above each store and each return, break or continue read no memory.
+/* `C + off`, `off + C`, `C + a + b` (casts aside) for the declaration of a pointer local:
+ * 1 with *off (NULL for C itself), else 0. */
+static int c_plus_offset(const producer *P, const kexpr *e, const kexpr **off) {
+  while (e && e->kind == KE_CAST)
+    e = e->a;
+  if (!e)
+    return 0;
+  if (e->kind == KE_PARAM && e->param == P->c) {
+    *off = NULL;
+    return 1;
+  }
+  if (e->kind != KE_BINARY || e->op != KO_ADD)
+    return 0;
+  const kexpr *inner, *term;
+  if (c_plus_offset(P, e->a, &inner) && !names_c(P, e->b))
+    term = e->b;
+  else if (c_plus_offset(P, e->b, &inner) && !names_c(P, e->a))
+    term = e->a;
+  else
+    return 0;
+  if (!inner) {
+    *off = term;
+    return 1;
+  }
+  kexpr *sum = arena_alloc(P->a, sizeof *sum); /* inner + term, in the wider type */
+  memset(sum, 0, sizeof *sum);
+  sum->kind = KE_BINARY;
+  sum->op = KO_ADD;
+  sum->a = (kexpr *)inner;
+  sum->b = (kexpr *)term;
+  sum->type = ktype_size(term->type) > ktype_size(inner->type) ? term->type : inner->type;
+  sum->type_spelling = sum->type == term->type ? term->type_spelling : inner->type_spelling;
+  sum->param = sum->var = sum->access = -1;
+  *off = sum;
+  return 1;
+}
+
+/* Walks the body: finds the stores to P->c (through C or one pointer local into it),
+ * checks that C is named nowhere else and that the conditions above each store and each
+ * return, break or continue read no memory.
  * conds/ncond: the conditions of the enclosing ifs and loops. Returns a reason or NULL. */
 static const char *walk(producer *P, const kstmt *s, const kexpr **conds, int ncond) {
   if (!s)
@@ -116,11 +160,20 @@ static const char *walk(producer *P, const kstmt *s, const kexpr **conds, int nc
     for (int i = 0; i < s->nbody && !why; i++)
       why = walk(P, s->body[i], conds, ncond);
     return why;
+  case KST_DECL:
+    if (s->value && names_c(P, s->value)) {
+      const kexpr *off;
+      if (P->cptr >= 0 || !c_plus_offset(P, s->value, &off) || k->vars[s->var].kind != KV_LOCAL)
+        return "it reads its own output, or computes pointers into it kfuse does not follow";
+      P->cptr = s->var;
+      P->cptr_off = off;
+    }
+    return NULL;
   case KST_STORE:
   case KST_ATOMIC:
-    if (names_param(s->index, P->c) || names_param(s->value, P->c))
+    if (names_c(P, s->index) || names_c(P, s->value))
       return "it reads its own output";
-    if (s->param != P->c || s->array_var >= 0)
+    if (s->param != P->c || (s->array_var >= 0 && s->array_var != P->cptr))
       return NULL;
     if (s->kind == KST_ATOMIC)
       return "it updates its output with an atomic";
@@ -143,7 +196,7 @@ static const char *walk(producer *P, const kstmt *s, const kexpr **conds, int nc
   case KST_IF:
   case KST_FOR:
   case KST_WHILE:
-    if (names_param(s->cond, P->c))
+    if (names_c(P, s->cond))
       return "it reads its own output";
     if (ncond + 1 >= PRODUCER_MAX_DEPTH)
       return "its conditions nest too deeply";
@@ -155,7 +208,7 @@ static const char *walk(producer *P, const kstmt *s, const kexpr **conds, int nc
     why = walk(P, s->then, c2, ncond + (s->cond != NULL));
     return why || s->kind != KST_IF ? why : walk(P, s->orelse, c2, ncond + (s->cond != NULL));
   default:
-    return names_param(s->value, P->c) || names_param(s->index, P->c) ? "it reads its own output" : NULL;
+    return names_c(P, s->value) || names_c(P, s->index) ? "it reads its own output" : NULL;
   }
 }
 
@@ -211,6 +264,8 @@ static int check_site(const variant *v, int ei, int at, site_info *s, const char
   s->P.st = st;
   s->P.k = k;
   s->P.c = -1;
+  s->P.cptr = -1;
+  s->P.a = m->arena;
   int next = at + 1;
   while (next < e->nsteps && prun_transparent(&e->steps[next]))
     next++;
@@ -372,10 +427,23 @@ static void indent(strbuf *b, int depth) {
     sb_puts(b, "  ");
 }
 
+/* e as an operand of `+`: in parentheses when its own operator binds less tightly. */
+static void print_operand(const kkernel *k, const kexpr *e, strbuf *b) {
+  int loose = e->kind == KE_SELECT || (e->kind == KE_BINARY && e->op != KO_MUL && e->op != KO_DIV &&
+                                       e->op != KO_MOD && e->op != KO_ADD && e->op != KO_SUB);
+  if (loose)
+    sb_putc(b, '(');
+  print_expr(k, e, b);
+  if (loose)
+    sb_putc(b, ')');
+}
+
 /* Prints the epilogue in place of the producer's store to C. */
 static int at_store(void *ctx, const kstmt *st, strbuf *b, int depth) {
   hook_ctx *h = ctx;
   const site_info *s = h->s;
+  if (st->kind == KST_DECL && s->P.cptr >= 0 && st->var == s->P.cptr)
+    return 1; /* the pointer into C: its stores become the epilogue's, through C */
   int which = -1;
   for (int i = 0; i < s->P.nstores; i++)
     if (st == s->P.stores[i])
@@ -396,7 +464,13 @@ static int at_store(void *ctx, const kstmt *st, strbuf *b, int depth) {
   sb_puts(b, ";\n");
   indent(b, depth + 1);
   sb_printf(b, "const %s %s = ", x->fk.vars[x->iv].type_spelling, iv);
-  print_expr(&x->fk, st->index, b);
+  if (st->array_var >= 0 && s->P.cptr_off) { /* dst[j] with dst = C + off: C[off + j] */
+    print_operand(&x->fk, s->P.cptr_off, b);
+    sb_puts(b, " + ");
+    print_operand(&x->fk, st->index, b);
+  } else {
+    print_expr(&x->fk, st->index, b);
+  }
   sb_puts(b, ";\n");
   if (!s->c_removed && !cb->written) {
     indent(b, depth + 1);
@@ -502,6 +576,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   int wide = r->wide;
   for (int i = 0; i < s.P.nstores; i++)
     wide |= ktype_size(s.P.stores[i]->index->type) > 4;
+  if (s.P.cptr_off)
+    wide |= ktype_size(s.P.cptr_off->type) > 4;
   x.fk.vars[x.iv].type_spelling = wide ? "long long" : "int";
   hook_ctx h = {&x, &s, prun_new_var(&x, arena_printf(v->a, "%s_v", cb->name), cb->type), prun_names(r, v->a)};
   x.preset = arena_alloc(v->a, sizeof *x.preset * (size_t)(r->nbufs + 1));
