@@ -44,6 +44,14 @@ static int is_linear(const kexpr *e, long long threads) {
 /* blockDim.x * gridDim.x, in either order */
 static int is_grid_stride(const kexpr *e, long long threads) { return times_block(e, KB_GDIM_X, threads); }
 
+/* e, or the initializer of the single-definition local e names (casts aside) */
+static const kexpr *defined(const kkernel *k, const kexpr *e) {
+  const kexpr *x = strip(e);
+  if (x && x->kind == KE_VAR && k->vars[x->var].kind == KV_LOCAL && !k->vars[x->var].nassign && k->vars[x->var].init)
+    return k->vars[x->var].init;
+  return e;
+}
+
 static int is_var(const kexpr *e, int var) {
   e = strip(e);
   return e && e->kind == KE_VAR && e->var == var;
@@ -214,21 +222,54 @@ static int pure_decl(const kexpr *e) {
   return pure_decl(e->a) && pure_decl(e->b) && pure_decl(e->c);
 }
 
+/* Whether e or s names variable var. */
+static int expr_mentions(const kexpr *e, int var) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR && e->var == var)
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_mentions(e->args[i], var))
+      return 1;
+  return expr_mentions(e->a, var) || expr_mentions(e->b, var) || expr_mentions(e->c, var);
+}
+
+static int stmt_mentions(const kstmt *s, int var) {
+  if (!s)
+    return 0;
+  for (int i = 0; i < s->nbody; i++)
+    if (stmt_mentions(s->body[i], var))
+      return 1;
+  return (s->kind == KST_ASSIGN && s->var == var) || expr_mentions(s->index, var) ||
+         expr_mentions(s->value, var) || expr_mentions(s->cond, var) || stmt_mentions(s->init, var) ||
+         stmt_mentions(s->step, var) || stmt_mentions(s->then, var) || stmt_mentions(s->orelse, var);
+}
+
 /* Finds the guard and the body of k (pointwise.h's three forms). */
 static const char *find_shape(const kkernel *k, long long threads, pw_launch *L, arena *a) {
   kstmt **v;
   int n;
   items(k->body, &v, &n, a);
   int i = 0;
-  /* for (int e = linear; e < n; e += blockDim.x * gridDim.x) { body } */
-  if (n == 1 && v[0]->kind == KST_FOR) {
-    const kstmt *f = v[0];
-    if (f->loop_var < 0 || !is_linear(f->lo, threads) || !f->hi || f->hi_inclusive ||
-        !is_grid_stride(f->stride, threads))
+  /* [pure declarations] for (int e = linear; e < n; e += blockDim.x * gridDim.x) { body },
+   * the stride or the start possibly a local declared before the loop */
+  int npre = 0;
+  while (npre < n && v[npre]->kind == KST_DECL && pure_decl(v[npre]->value) &&
+         k->vars[v[npre]->var].kind == KV_LOCAL && k->vars[v[npre]->var].nassign == 0)
+    npre++;
+  if (npre == n - 1 && v[npre]->kind == KST_FOR) {
+    const kstmt *f = v[npre];
+    if (f->loop_var < 0 || !is_linear(defined(k, f->lo), threads) || !f->hi || f->hi_inclusive ||
+        !is_grid_stride(defined(k, f->stride), threads))
       return "its loop is no grid-stride loop over a linear thread index";
     L->elem = f->loop_var;
     L->bound = f->hi;
     items(f->then, &L->body, &L->nbody, a);
+    /* the declarations serve the loop's header only (the fused kernel has its own grid) */
+    for (int j = 0; j < npre; j++)
+      for (int b = 0; b < L->nbody; b++)
+        if (stmt_mentions(L->body[b], v[j]->var) || expr_mentions(f->hi, v[j]->var))
+          return "its loop body uses a local declared before its grid-stride loop";
     return NULL;
   }
   if (i >= n || !linear_decl(k, v[i], threads))

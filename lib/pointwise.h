@@ -12,6 +12,9 @@
  *   int i = ...;  if (i < n && c) { body }            (c: a condition of the body)
  *   for (int i = ...; i < n; i += blockDim.x * gridDim.x) { body }
  *
+ * (in the loop's header, the start and the stride may be locals declared just before it,
+ * `const size_t stride = (size_t)gridDim.x * blockDim.x;`, that the body does not use)
+ *
  * n is an expression of the kernel's parameters; through the launch's arguments it becomes
  * an expression of the entry's scalars and host variables, the *domain*, which fusion
  * compares across launches (pw_same_size). Nothing here proves that the launch's grid

@@ -5,6 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A printer: the kernel, and hooks that may print a statement or an expression their own
+ * way. */
+typedef struct printer {
+  const kkernel *k;
+  print_hook hook;
+  print_expr_hook ehook;
+  void *ctx;
+} printer;
+
+static void pexpr(const printer *p, const kexpr *e, strbuf *b);
+
 static int prec_of(const kexpr *e) {
   switch (e->kind) {
   case KE_BINARY:
@@ -27,11 +38,11 @@ static int prec_of(const kexpr *e) {
   }
 }
 
-static void print_sub(const kkernel *k, const kexpr *e, strbuf *b, int min_prec) {
+static void print_sub(const printer *p, const kexpr *e, strbuf *b, int min_prec) {
   int paren = prec_of(e) < min_prec;
   if (paren)
     sb_putc(b, '(');
-  print_expr(k, e, b);
+  pexpr(p, e, b);
   if (paren)
     sb_putc(b, ')');
 }
@@ -85,7 +96,10 @@ static void print_buffer(const kkernel *k, const kexpr *e, strbuf *b) {
     sb_puts(b, k->params[e->param].name);
 }
 
-void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
+static void pexpr(const printer *p, const kexpr *e, strbuf *b) {
+  const kkernel *k = p->k;
+  if (p->ehook && p->ehook(p->ctx, e, b))
+    return;
   switch (e->kind) {
   case KE_INT:
     print_int(e, b);
@@ -108,14 +122,14 @@ void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
   case KE_LOAD:
     print_buffer(k, e, b);
     sb_putc(b, '[');
-    print_expr(k, e->a, b);
+    pexpr(p, e->a, b);
     sb_putc(b, ']');
     return;
   case KE_ADDR:
     sb_putc(b, '&');
     print_buffer(k, e, b);
     sb_putc(b, '[');
-    print_expr(k, e->a, b);
+    pexpr(p, e->a, b);
     sb_putc(b, ']');
     return;
   case KE_UNARY:
@@ -123,21 +137,21 @@ void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
     /* "- -x" must not become "--x". */
     if ((e->op == KO_NEG || e->op == KO_PLUS) && e->a->kind == KE_UNARY)
       sb_putc(b, ' ');
-    print_sub(k, e->a, b, 14);
+    print_sub(p, e->a, b, 14);
     return;
   case KE_BINARY: {
-    int p = prec_of(e);
-    print_sub(k, e->a, b, p);
+    int prec = prec_of(e);
+    print_sub(p, e->a, b, prec);
     sb_printf(b, " %s ", kop_text(e->op));
-    print_sub(k, e->b, b, p + 1);
+    print_sub(p, e->b, b, prec + 1);
     return;
   }
   case KE_SELECT:
-    print_sub(k, e->a, b, 4);
+    print_sub(p, e->a, b, 4);
     sb_puts(b, " ? ");
-    print_sub(k, e->b, b, 1);
+    print_sub(p, e->b, b, 1);
     sb_puts(b, " : ");
-    print_sub(k, e->c, b, 3);
+    print_sub(p, e->c, b, 3);
     return;
   case KE_CALL:
     sb_puts(b, e->text);
@@ -145,27 +159,31 @@ void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
     for (int i = 0; i < e->nargs; i++) {
       if (i)
         sb_puts(b, ", ");
-      print_sub(k, e->args[i], b, 2);
+      print_sub(p, e->args[i], b, 2);
     }
     sb_putc(b, ')');
     return;
   case KE_CAST:
     sb_printf(b, "(%s)", e->text);
-    print_sub(k, e->a, b, 14);
+    print_sub(p, e->a, b, 14);
     return;
   case KE_MEMBER:
-    print_sub(k, e->a, b, 16);
+    print_sub(p, e->a, b, 16);
     sb_printf(b, ".%s", e->text);
     return;
   }
 }
 
-/* A statement printer: the kernel, and a hook that may print a statement its own way. */
-typedef struct printer {
-  const kkernel *k;
-  print_hook hook;
-  void *ctx;
-} printer;
+
+void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
+  printer p = {k, NULL, NULL, NULL};
+  pexpr(&p, e, b);
+}
+
+void print_expr_with(const kkernel *k, const print_hooks *h, const kexpr *e, strbuf *b) {
+  printer p = {k, h->stmt, h->expr, h->ctx};
+  pexpr(&p, e, b);
+}
 
 static void indent(strbuf *b, int n) {
   for (int i = 0; i < n; i++)
@@ -195,7 +213,7 @@ static void print_decl(const printer *p, const kstmt *s, strbuf *b) {
   sb_printf(b, "%s%s%s", ts, n && ts[n - 1] == '*' ? "" : " ", v->name);
   if (s->value) {
     sb_puts(b, " = ");
-    print_expr(k, s->value, b);
+    pexpr(p, s->value, b);
   }
   sb_putc(b, ';');
 }
@@ -207,29 +225,29 @@ static void print_simple(const printer *p, const kstmt *s, strbuf *b) {
   case KST_ASSIGN:
     sb_printf(b, "%s%s%s %s= ", k->vars[s->var].name, s->member ? "." : "", s->member ? s->member : "",
               s->op >= 0 ? kop_text(s->op) : "");
-    print_expr(k, s->value, b);
+    pexpr(p, s->value, b);
     return;
   case KST_STORE:
     sb_puts(b, s->array_var >= 0 ? k->vars[s->array_var].name : k->params[s->param].name);
     sb_putc(b, '[');
-    print_expr(k, s->index, b);
+    pexpr(p, s->index, b);
     sb_printf(b, "] %s= ", s->op >= 0 ? kop_text(s->op) : "");
-    print_expr(k, s->value, b);
+    pexpr(p, s->value, b);
     return;
   case KST_EXPR:
-    print_expr(k, s->value, b);
+    pexpr(p, s->value, b);
     return;
   case KST_ATOMIC:
     sb_printf(b, "%s(&%s[", s->text, s->array_var >= 0 ? k->vars[s->array_var].name : k->params[s->param].name);
-    print_expr(k, s->index, b);
+    pexpr(p, s->index, b);
     sb_puts(b, "], ");
-    print_expr(k, s->value, b);
+    pexpr(p, s->value, b);
     sb_putc(b, ')');
     return;
   case KST_SYNC:
     sb_printf(b, "%s(", s->text);
     if (s->value)
-      print_expr(k, s->value, b);
+      pexpr(p, s->value, b);
     sb_putc(b, ')');
     return;
   default:
@@ -293,7 +311,7 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
     break;
   case KST_IF:
     sb_puts(b, "if (");
-    print_expr(k, s->cond, b);
+    pexpr(p, s->cond, b);
     sb_puts(b, ") ");
     print_body_of(p, s->then, b, depth);
     if (s->orelse) {
@@ -319,7 +337,7 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
               sb_printf(b, ", %s", v->name);
             if (d->value) {
               sb_puts(b, " = ");
-              print_expr(k, d->value, b);
+              pexpr(p, d->value, b);
             }
           }
           sb_putc(b, ';');
@@ -336,7 +354,7 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
     }
     if (s->cond) {
       sb_putc(b, ' ');
-      print_expr(k, s->cond, b);
+      pexpr(p, s->cond, b);
     }
     sb_putc(b, ';');
     if (s->step) {
@@ -351,11 +369,11 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
       sb_puts(b, "do ");
       print_body_of(p, s->then, b, depth);
       sb_puts(b, " while (");
-      print_expr(k, s->cond, b);
+      pexpr(p, s->cond, b);
       sb_puts(b, ");");
     } else {
       sb_puts(b, "while (");
-      print_expr(k, s->cond, b);
+      pexpr(p, s->cond, b);
       sb_puts(b, ") ");
       print_body_of(p, s->then, b, depth);
     }
@@ -374,13 +392,18 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
     sb_putc(b, '\n');
 }
 
-void print_body_hooked(const kkernel *k, print_hook hook, void *ctx, strbuf *b) {
+void print_body_with(const kkernel *k, const print_hooks *h, strbuf *b) {
   if (!k->body)
     KFUSE_BUG("print_body on opaque kernel %s", k->name);
-  printer p = {k, hook, ctx};
+  printer p = {k, h->stmt, h->expr, h->ctx};
   sb_puts(b, "{\n");
   print_block_items(&p, k->body, b, 1);
   sb_putc(b, '}');
+}
+
+void print_body_hooked(const kkernel *k, print_hook hook, void *ctx, strbuf *b) {
+  print_hooks h = {hook, NULL, ctx};
+  print_body_with(k, &h, b);
 }
 
 void print_body(const kkernel *k, strbuf *b) { print_body_hooked(k, NULL, NULL, b); }

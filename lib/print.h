@@ -19,6 +19,19 @@ void print_body(const kkernel *k, strbuf *b);
 typedef int (*print_hook)(void *ctx, const kstmt *s, strbuf *b, int depth);
 /* print_body, with hook consulted before each statement. */
 void print_body_hooked(const kkernel *k, print_hook hook, void *ctx, strbuf *b);
+/* A hook for expressions: called for every expression e the printer reaches (operands
+ * included); returns 1 when it printed e itself, as one postfix expression or in
+ * parentheses, 0 to let the printer print it. */
+typedef int (*print_expr_hook)(void *ctx, const kexpr *e, strbuf *b);
+typedef struct print_hooks {
+  print_hook stmt;        /* may be NULL */
+  print_expr_hook expr;   /* may be NULL */
+  void *ctx;              /* passed to both */
+} print_hooks;
+/* print_body with both hooks; print_expr_with prints one expression with them (for a hook
+ * that prints the operands of what it replaces). */
+void print_body_with(const kkernel *k, const print_hooks *h, strbuf *b);
+void print_expr_with(const kkernel *k, const print_hooks *h, const kexpr *e, strbuf *b);
 /* Prints the whole kernel definition: its header as written, then the printed body. */
 void print_kernel(const kkernel *k, strbuf *b);
 

@@ -88,61 +88,12 @@ static int reads_memory(const kkernel *k, const kexpr *e, int depth) {
   }
 }
 
-/* Whether e names C: the parameter as a value (pointer arithmetic, a call argument), a load
- * from it (directly or through a pointer local), or the pointer local into it. */
-static int names_c(const producer *P, const kexpr *e) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_PARAM && e->param == P->c)
-    return 1;
-  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->param == P->c)
-    return 1;
-  if (e->kind == KE_VAR && P->cptr >= 0 && e->var == P->cptr)
-    return 1;
-  if (e->kind == KE_CALL) {
-    for (int i = 0; i < e->nargs; i++)
-      if (names_c(P, e->args[i]))
-        return 1;
-    return 0;
-  }
-  return names_c(P, e->a) || names_c(P, e->b) || names_c(P, e->c);
-}
+/* Whether e names C (pwrun.h: prun_names_param), and C + off as a pointer local's
+ * initializer. */
+static int names_c(const producer *P, const kexpr *e) { return prun_names_param(e, P->c, P->cptr); }
 
-/* `C + off`, `off + C`, `C + a + b` (casts aside) for the declaration of a pointer local:
- * 1 with *off (NULL for C itself), else 0. */
 static int c_plus_offset(const producer *P, const kexpr *e, const kexpr **off) {
-  while (e && e->kind == KE_CAST)
-    e = e->a;
-  if (!e)
-    return 0;
-  if (e->kind == KE_PARAM && e->param == P->c) {
-    *off = NULL;
-    return 1;
-  }
-  if (e->kind != KE_BINARY || e->op != KO_ADD)
-    return 0;
-  const kexpr *inner, *term;
-  if (c_plus_offset(P, e->a, &inner) && !names_c(P, e->b))
-    term = e->b;
-  else if (c_plus_offset(P, e->b, &inner) && !names_c(P, e->a))
-    term = e->a;
-  else
-    return 0;
-  if (!inner) {
-    *off = term;
-    return 1;
-  }
-  kexpr *sum = arena_alloc(P->a, sizeof *sum); /* inner + term, in the wider type */
-  memset(sum, 0, sizeof *sum);
-  sum->kind = KE_BINARY;
-  sum->op = KO_ADD;
-  sum->a = (kexpr *)inner;
-  sum->b = (kexpr *)term;
-  sum->type = ktype_size(term->type) > ktype_size(inner->type) ? term->type : inner->type;
-  sum->type_spelling = sum->type == term->type ? term->type_spelling : inner->type_spelling;
-  sum->param = sum->var = sum->access = -1;
-  *off = sum;
-  return 1;
+  return prun_param_offset(P->a, e, P->c, off);
 }
 
 /* Walks the body: finds the stores to P->c (through C or one pointer local into it),

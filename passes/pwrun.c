@@ -363,6 +363,21 @@ int prun_build(const variant *v, int ei, int first, prun *r) {
   while (r->nmem && r->mem[r->nmem - 1].is_memset)
     r->nmem--;
   last = (int)(r->mem[r->nmem - 1].st - r->e->steps);
+  /* a buffer only a trimmed memset wrote is not the run's */
+  for (int b = 0; b < r->nbufs; b++) {
+    int w = 0;
+    for (int i = 0; i < r->nmem && !w; i++) {
+      const prun_member *mb = &r->mem[i];
+      if (mb->is_memset) {
+        w = mb->buf == b;
+        continue;
+      }
+      for (int p = 0; p < mb->L.k->nparams && !w; p++)
+        w = mb->L.k->params[p].is_pointer && mb->L.k->params[p].writes &&
+            prun_find_buf(r, mb->st->args[p].ref, mb->st->args[p].buffer) == b;
+    }
+    r->bufs[b].written = w;
+  }
   for (int b = 0; b < r->nbufs; b++) {
     prun_buf *x = &r->bufs[b];
     int outside = prun_read_outside(r, r->e->steps, r->e->nsteps, x);
@@ -793,8 +808,8 @@ void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *bas
    * then n */
   int nb = base ? base->nparams : 0, np = nb;
   for (int i = 0; i < r->nbufs; i++)
-    if (!r->bufs[i].removed && r->bufs[i].param < 0)
-      r->bufs[i].param = np++;
+    if (!r->bufs[i].removed && r->bufs[i].param < 0 && (r->bufs[i].written || r->bufs[i].read_first))
+      r->bufs[i].param = np++; /* (a buffer of a trimmed memset is neither) */
   x->nparams = np + r->nscalars + 1;
   x->fk.params = arena_alloc(x->a, sizeof *x->fk.params * (size_t)(x->nparams + 1));
   x->fk.name = "fused";
@@ -846,4 +861,60 @@ void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *bas
                           : prun_new_var(x, arena_printf(x->a, "m%d_%s", mi + 1, k->vars[v].name),
                                          k->vars[v].type_spelling);
   }
+}
+
+/* ---- buffers in kernel expressions ---- */
+
+
+int prun_names_param(const kexpr *e, int param, int ptr) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_PARAM && e->param == param)
+    return 1;
+  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->param == param)
+    return 1;
+  if (e->kind == KE_VAR && ptr >= 0 && e->var == ptr)
+    return 1;
+  if (e->kind == KE_CALL) {
+    for (int i = 0; i < e->nargs; i++)
+      if (prun_names_param(e->args[i], param, ptr))
+        return 1;
+    return 0;
+  }
+  return prun_names_param(e->a, param, ptr) || prun_names_param(e->b, param, ptr) || prun_names_param(e->c, param, ptr);
+}
+
+int prun_param_offset(arena *a, const kexpr *e, int param, const kexpr **off) {
+  while (e && e->kind == KE_CAST)
+    e = e->a;
+  if (!e)
+    return 0;
+  if (e->kind == KE_PARAM && e->param == param) {
+    *off = NULL;
+    return 1;
+  }
+  if (e->kind != KE_BINARY || e->op != KO_ADD)
+    return 0;
+  const kexpr *inner, *term;
+  if (prun_param_offset(a, e->a, param, &inner) && !prun_names_param(e->b, param, -1))
+    term = e->b;
+  else if (prun_param_offset(a, e->b, param, &inner) && !prun_names_param(e->a, param, -1))
+    term = e->a;
+  else
+    return 0;
+  if (!inner) {
+    *off = term;
+    return 1;
+  }
+  kexpr *sum = arena_alloc(a, sizeof *sum); /* inner + term, in the wider type */
+  memset(sum, 0, sizeof *sum);
+  sum->kind = KE_BINARY;
+  sum->op = KO_ADD;
+  sum->a = (kexpr *)inner;
+  sum->b = (kexpr *)term;
+  sum->type = ktype_size(term->type) > ktype_size(inner->type) ? term->type : inner->type;
+  sum->type_spelling = sum->type == term->type ? term->type_spelling : inner->type_spelling;
+  sum->param = sum->var = sum->access = -1;
+  *off = sum;
+  return 1;
 }

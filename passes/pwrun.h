@@ -112,6 +112,17 @@ int prun_transparent(const kstep *st);
  * "float" (in a's memory). */
 const char *prun_pointee(arena *a, const char *spelling);
 
+/* ---- buffers in kernel expressions ---- */
+
+/* Whether e names the buffer parameter `param` of its kernel: as a value (pointer
+ * arithmetic, a call argument), a load from it or an address in it (directly or through a
+ * pointer local), or, with ptr >= 0, the pointer local ptr into it. */
+int prun_names_param(const kexpr *e, int param, int ptr);
+/* Whether e, the initializer of a pointer local, is `param + off`, `off + param` or
+ * `param + a + b` (casts aside): 1 with *off the offset (NULL for the parameter itself;
+ * a sum is built in a), else 0. */
+int prun_param_offset(arena *a, const kexpr *e, int param, const kexpr **off);
+
 /* ---- the per-element code ---- */
 
 /* Sets up x to print r's element code. With base NULL, the fused kernel's parameters are
