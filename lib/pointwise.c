@@ -33,8 +33,7 @@ static int times_block(const kexpr *e, kbuiltin x, long long threads) {
          ((is_builtin(e->a, x) && is_block_dim(e->b, threads)) || (is_builtin(e->b, x) && is_block_dim(e->a, threads)));
 }
 
-/* blockIdx.x * blockDim.x + threadIdx.x, in any order, with any casts */
-static int is_linear(const kexpr *e, long long threads) {
+int pw_is_linear(const kexpr *e, long long threads) {
   e = strip(e);
   return e && e->kind == KE_BINARY && e->op == KO_ADD &&
          ((times_block(e->a, KB_BID_X, threads) && is_builtin(e->b, KB_TID_X)) ||
@@ -210,7 +209,7 @@ static void items(const kstmt *s, kstmt ***v, int *n, arena *a) {
 /* Is the declaration s that of a thread index variable with a linear definition? */
 static int linear_decl(const kkernel *k, const kstmt *s, long long threads) {
   return s->kind == KST_DECL && k->vars[s->var].kind == KV_LOCAL && k->vars[s->var].nassign == 0 &&
-         is_linear(s->value, threads);
+         pw_is_linear(s->value, threads);
 }
 
 /* A declaration before the guard: index arithmetic with no load and no call. */
@@ -259,7 +258,7 @@ static const char *find_shape(const kkernel *k, long long threads, pw_launch *L,
     npre++;
   if (npre == n - 1 && v[npre]->kind == KST_FOR) {
     const kstmt *f = v[npre];
-    if (f->loop_var < 0 || !is_linear(defined(k, f->lo), threads) || !f->hi || f->hi_inclusive ||
+    if (f->loop_var < 0 || !pw_is_linear(defined(k, f->lo), threads) || !f->hi || f->hi_inclusive ||
         !is_grid_stride(defined(k, f->stride), threads))
       return "its loop is no grid-stride loop over a linear thread index";
     L->elem = f->loop_var;

@@ -46,6 +46,10 @@ typedef struct pw_launch {
 int pw_analyze(const kmodel *m, const kentry *e, const kstep *st, pw_launch *out,
                const char **why);
 
+/* Whether e is blockIdx.x * blockDim.x + threadIdx.x, in any order, with any casts
+ * (blockDim.x may be spelled as `threads`, the launch's constant block size, when > 0). */
+int pw_is_linear(const kexpr *e, long long threads);
+
 /* Whether the load or store with access index `access` of L's kernel is at the element
  * index itself. */
 int pw_at_element(const pw_launch *L, int access);

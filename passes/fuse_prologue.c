@@ -39,22 +39,10 @@
 
 #include "../lib/print.h"
 #include "pass.h"
+#include "prologue.h"
 #include "pwrun.h"
 
-enum { MAX_PTRS = 16 };
-
-/* Everything the checks found about one site. */
-typedef struct site_info {
-  prun r;
-  const kstep *cst;       /* the consumer's launch */
-  const kkernel *k;       /* its kernel */
-  int pbuf;               /* P in r.bufs */
-  int pparam;             /* P's parameter in the consumer */
-  int ptrs[MAX_PTRS];     /* pointer locals into P */
-  const kexpr *ptr_off[MAX_PTRS]; /* their offsets (NULL: P itself) */
-  int nptrs;
-  int span;               /* top-level steps from the run's first to the consumer */
-} site_info;
+typedef prologue site_info;
 
 /* ---- what the consumer does with P ---- */
 
@@ -108,7 +96,7 @@ static const char *walk(site_info *s, const kstmt *st, int in_decl_group, arena 
     if (st->value && prun_names_param(st->value, s->pparam, -1)) {
       const kexpr *off;
       if (k->vars[st->var].kind == KV_LOCAL && !k->vars[st->var].nassign && !in_decl_group &&
-          prun_param_offset(a, st->value, s->pparam, &off) && s->nptrs < MAX_PTRS &&
+          prun_param_offset(a, st->value, s->pparam, &off) && s->nptrs < PROLOGUE_MAX_PTRS &&
           !(off && prun_names_param(off, s->pparam, -1))) {
         s->ptrs[s->nptrs] = st->var;
         s->ptr_off[s->nptrs++] = off;
@@ -178,9 +166,7 @@ static int written_outside(const prun *r, const kstep *steps, int n, kref_kind r
   return 0;
 }
 
-/* Checks the site whose run starts at top-level step `at` of entry ei. Returns 1 when it
- * is legal; 0 with *why set when it is not (*why NULL: nothing to speak of). */
-static int check_site(const variant *v, int ei, int at, site_info *s, const char **why) {
+int prologue_check(const variant *v, int ei, int at, prologue *s, const char **why) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[ei];
   arena *a = m->arena;
@@ -329,7 +315,7 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
     for (int i = 0; i < e->nsteps;) {
       static site_info s;
       const char *why = NULL;
-      if (!check_site(v, ei, i, &s, &why)) {
+      if (!prologue_check(v, ei, i, &s, &why)) {
         if (remarks && why)
           diag_report(d, DIAG_REMARK, m->path, s.cst->loc.line, s.cst->loc.col,
                       "not fused: %s [-Rpass-missed=fuse-prologue]", why);
@@ -351,16 +337,6 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 
 /* ---- the fused kernel ---- */
 
-/* What the hooks need. */
-typedef struct hook_ctx {
-  prun_emit *x;
-  const site_info *s;
-  const char *fn;         /* the device function */
-  const char *fn_args;    /* its arguments before the index */
-  int ptr_at[MAX_PTRS];   /* per pointer local: the var holding its offset */
-  print_hooks hooks;
-} hook_ctx;
-
 static void indent(strbuf *b, int depth) {
   for (int i = 0; i < depth; i++)
     sb_puts(b, "  ");
@@ -368,34 +344,34 @@ static void indent(strbuf *b, int depth) {
 
 /* A pointer local into P becomes its offset. */
 static int at_stmt(void *ctx, const kstmt *st, strbuf *b, int depth) {
-  hook_ctx *h = ctx;
+  prologue_out *h = ctx;
   int slot = st->kind == KST_DECL ? ptr_slot(h->s, st->var) : -1;
   if (slot < 0)
     return 0;
   indent(b, depth);
-  sb_printf(b, "const long long %s = ", h->x->fk.vars[h->ptr_at[slot]].name);
+  sb_printf(b, "const long long %s = ", h->x.fk.vars[h->ptr_at[slot]].name);
   if (h->s->ptr_off[slot]) {
     sb_puts(b, "(long long)(");
-    print_expr_with(&h->x->fk, &h->hooks, h->s->ptr_off[slot], b);
+    print_expr_with(&h->x.fk, &h->hooks, h->s->ptr_off[slot], b);
     sb_puts(b, ")");
   } else {
     sb_puts(b, "0");
   }
-  sb_printf(b, "; // was %s, a pointer into %s\n", h->x->fk.vars[st->var].name,
-            h->x->fk.params[h->s->pparam].name);
+  sb_printf(b, "; // was %s, a pointer into %s\n", h->x.fk.vars[st->var].name,
+            h->x.fk.params[h->s->pparam].name);
   return 1;
 }
 
 /* A load of P becomes a call of the prologue. */
 static int at_expr(void *ctx, const kexpr *e, strbuf *b) {
-  hook_ctx *h = ctx;
+  prologue_out *h = ctx;
   if (e->kind != KE_LOAD || e->param != h->s->pparam)
     return 0;
   sb_printf(b, "%s(%s", h->fn, h->fn_args);
   if (e->var >= 0)
-    sb_printf(b, "%s + ", h->x->fk.vars[h->ptr_at[ptr_slot(h->s, e->var)]].name);
+    sb_printf(b, "%s + ", h->x.fk.vars[h->ptr_at[ptr_slot(h->s, e->var)]].name);
   sb_puts(b, "(long long)(");
-  print_expr_with(&h->x->fk, &h->hooks, e->a, b);
+  print_expr_with(&h->x.fk, &h->hooks, e->a, b);
   sb_puts(b, "))");
   return 1;
 }
@@ -426,6 +402,101 @@ static void print_param(strbuf *b, int *np, const char *type, const char *name) 
   sb_printf(b, "%s%s%s%s", (*np)++ ? ", " : "", type, n && type[n - 1] == '*' ? "" : " ", name);
 }
 
+void prologue_begin(variant *v, prologue *s, const char *name, prologue_out *o) {
+  prun *r = &s->r;
+  const kkernel *k = s->k;
+  const kstep *cst = s->cst;
+  prun_buf *pb = &r->bufs[s->pbuf];
+  pb->removed = 1;
+  pb->store = 0;
+  /* buffers the consumer also reads keep its parameter */
+  for (int b = 0; b < r->nbufs; b++)
+    for (int p = 0; p < k->nparams && r->bufs[b].read_first; p++)
+      if (k->params[p].is_pointer && cst->args[p].ref == r->bufs[b].ref && cst->args[p].buffer == r->bufs[b].id)
+        r->bufs[b].param = p;
+  memset(o, 0, sizeof *o);
+  prun_emit *x = &o->x;
+  prun_emit_init(x, r, k, cst);
+  o->s = s;
+  o->fn = arena_printf(v->a, "%s_%s", name, pb->name);
+  o->hooks = (print_hooks){at_stmt, at_expr, o};
+  for (int i = 0; i < s->nptrs; i++)
+    o->ptr_at[i] = prun_new_var(x, arena_printf(v->a, "%s_at", k->vars[s->ptrs[i]].name), "long long");
+
+  /* the prologue: P's element i from the run's inputs */
+  strbuf *t = &o->text, args = {0};
+  x->b = t;
+  const char *iv = x->fk.vars[x->iv].name;
+  sb_printf(t, "// kfuse fuse-prologue: %s, computed at each element of %s that %s (line %u) loads\n",
+            prun_names(r, v->a), pb->name, k->name, k->loc.line);
+  sb_printf(t, "__device__ __forceinline__ %s %s(", pb->type, o->fn);
+  int np = 0;
+  for (int b = 0; b < r->nbufs; b++) {
+    const prun_buf *bf = &r->bufs[b];
+    if (bf->param < 0 || !bf->read_first)
+      continue;
+    print_param(t, &np, arena_printf(v->a, "const %s* __restrict__", bf->type), x->fk.params[bf->param].name);
+    sb_printf(&args, "%s, ", x->fk.params[bf->param].name);
+  }
+  for (int i = 0; i < r->nscalars; i++) {
+    const kkparam *p = &x->fk.params[r->scalars[i].param];
+    print_param(t, &np, r->scalars[i].type, p->name);
+    sb_printf(&args, "%s, ", p->name);
+  }
+  print_param(t, &np, "long long", "kf_i");
+  sb_puts(t, ") {\n");
+  sb_printf(t, "  const %s %s = (%s)kf_i;\n", x->fk.vars[x->iv].type_spelling, iv, x->fk.vars[x->iv].type_spelling);
+  int mark = prun_scope(x);
+  prun_print_element(x, 1);
+  if (x->value[s->pbuf] < 0)
+    KFUSE_BUG("fuse-prologue: the run leaves no value of %s", pb->name);
+  sb_printf(t, "  return %s;\n}\n\n", x->fk.vars[x->value[s->pbuf]].name);
+  prun_unscope(x, mark);
+  o->fn_args = arena_strdup(v->a, args.s ? args.s : "");
+  sb_free(&args);
+
+  /* the consumer's parameters and its launch's arguments: P's go, the run's inputs come */
+  np = 0;
+  int na = 0;
+  for (int p = 0; p < k->nparams; p++)
+    if (p != s->pparam) {
+      print_param(&o->params, &np, k->params[p].type_spelling, k->params[p].name);
+      sb_printf(&o->args, "%s%s", na++ ? ", " : "", cst->args[p].text);
+    }
+  for (int b = 0; b < r->nbufs; b++)
+    if (r->bufs[b].param >= k->nparams) {
+      print_param(&o->params, &np, arena_printf(v->a, "const %s* __restrict__", r->bufs[b].type),
+                  x->fk.params[r->bufs[b].param].name);
+      sb_printf(&o->args, "%s%s", na++ ? ", " : "", r->bufs[b].name);
+    }
+  for (int i = 0; i < r->nscalars; i++)
+    if (!r->scalars[i].shared) {
+      print_param(&o->params, &np, r->scalars[i].type, x->fk.params[r->scalars[i].param].name);
+      sb_printf(&o->args, "%s%s", na++ ? ", " : "", r->scalars[i].text);
+    }
+}
+
+int prologue_commit(variant *v, int entry, const prologue *s) {
+  const prun *r = &s->r;
+  int ok = 1;
+  for (int mi = 0; mi < r->nmem && ok; mi++)
+    ok = variant_remove_step(v, entry, r->mem[mi].st);
+  for (int b = 0; b < r->nbufs && ok; b++)
+    if (r->bufs[b].removed) {
+      const kstep *alloc = prun_lifetime_step(r, &r->bufs[b], KS_ALLOC);
+      ok = variant_remove_step(v, entry, alloc) && variant_remove_step(v, entry, prun_lifetime_step(r, &r->bufs[b], KS_FREE));
+      if (ok && alloc->var_decl)
+        variant_remove_decl(v, alloc->var_decl);
+    }
+  return ok;
+}
+
+void prologue_end(prologue_out *o) {
+  sb_free(&o->text);
+  sb_free(&o->params);
+  sb_free(&o->args);
+}
+
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
@@ -435,81 +506,23 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   for (int i = 0; i < e->nsteps; i++)
     if (e->steps[i].index == site->first_step)
       at = i;
-  static site_info s;
+  static prologue s;
   const char *why;
-  if (at < 0 || !check_site(v, site->entry, at, &s, &why) || s.cst->index != site->last_step) {
+  if (at < 0 || !prologue_check(v, site->entry, at, &s, &why) || s.cst->index != site->last_step) {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-prologue: the site %s no longer applies; the variant is dropped", site->what);
     return 0;
   }
-  prun *r = &s.r;
   const kkernel *k = s.k;
   const kstep *cst = s.cst;
-  prun_buf *pb = &r->bufs[s.pbuf];
-  pb->removed = 1;
-  pb->store = 0;
-  /* buffers the consumer also reads keep its parameter */
-  for (int b = 0; b < r->nbufs; b++)
-    for (int p = 0; p < k->nparams && r->bufs[b].read_first; p++)
-      if (k->params[p].is_pointer && cst->args[p].ref == r->bufs[b].ref && cst->args[p].buffer == r->bufs[b].id)
-        r->bufs[b].param = p;
-  prun_emit x;
-  prun_emit_init(&x, r, k, cst);
   const char *name = kernel_name(v, &s);
-  const char *what = prun_names(r, v->a);
-  hook_ctx h = {&x, &s, arena_printf(v->a, "%s_%s", name, pb->name), NULL, {0}, {at_stmt, at_expr, NULL}};
-  h.hooks.ctx = &h;
-  for (int i = 0; i < s.nptrs; i++)
-    h.ptr_at[i] = prun_new_var(&x, arena_printf(v->a, "%s_at", k->vars[s.ptrs[i]].name), "long long");
-
-  /* the prologue: P's element i from the run's inputs */
-  strbuf t = {0}, args = {0};
-  x.b = &t;
-  const char *iv = x.fk.vars[x.iv].name;
-  sb_printf(&t, "// kfuse fuse-prologue: %s, computed at each element of %s that %s (line %u) loads\n", what,
-            pb->name, k->name, k->loc.line);
-  sb_printf(&t, "__device__ __forceinline__ %s %s(", pb->type, h.fn);
-  int np = 0;
-  for (int b = 0; b < r->nbufs; b++) {
-    const prun_buf *bf = &r->bufs[b];
-    if (bf->param < 0 || !bf->read_first)
-      continue;
-    print_param(&t, &np, arena_printf(v->a, "const %s* __restrict__", bf->type), x.fk.params[bf->param].name);
-    sb_printf(&args, "%s, ", x.fk.params[bf->param].name);
-  }
-  for (int i = 0; i < r->nscalars; i++) {
-    const kkparam *p = &x.fk.params[r->scalars[i].param];
-    print_param(&t, &np, r->scalars[i].type, p->name);
-    sb_printf(&args, "%s, ", p->name);
-  }
-  print_param(&t, &np, "long long", "kf_i");
-  sb_puts(&t, ") {\n");
-  sb_printf(&t, "  const %s %s = (%s)kf_i;\n", x.fk.vars[x.iv].type_spelling, iv, x.fk.vars[x.iv].type_spelling);
-  int mark = prun_scope(&x);
-  prun_print_element(&x, 1);
-  if (x.value[s.pbuf] < 0)
-    KFUSE_BUG("fuse-prologue: the run leaves no value of %s", pb->name);
-  sb_printf(&t, "  return %s;\n}\n\n", x.fk.vars[x.value[s.pbuf]].name);
-  prun_unscope(&x, mark);
-  h.fn_args = args.s ? args.s : "";
-
-  /* the consumer, with its loads of P replaced */
-  sb_printf(&t, "// kfuse fuse-prologue of %s (line %u): loads of %s computed by %s; the buffer is gone\n", k->name,
-            k->loc.line, pb->name, h.fn);
-  sb_printf(&t, "__global__ void %s(", name);
-  np = 0;
-  for (int p = 0; p < k->nparams; p++)
-    if (p != s.pparam)
-      print_param(&t, &np, k->params[p].type_spelling, k->params[p].name);
-  for (int b = 0; b < r->nbufs; b++)
-    if (r->bufs[b].param >= k->nparams)
-      print_param(&t, &np, arena_printf(v->a, "const %s* __restrict__", r->bufs[b].type),
-                  x.fk.params[r->bufs[b].param].name);
-  for (int i = 0; i < r->nscalars; i++)
-    if (!r->scalars[i].shared)
-      print_param(&t, &np, r->scalars[i].type, x.fk.params[r->scalars[i].param].name);
-  sb_puts(&t, ") ");
-  print_body_with(&x.fk, &h.hooks, &t);
-  sb_puts(&t, "\n");
+  static prologue_out o;
+  prologue_begin(v, &s, name, &o);
+  strbuf *t = &o.text;
+  sb_printf(t, "// kfuse fuse-prologue of %s (line %u): loads of %s computed by %s; the buffer is gone\n", k->name,
+            k->loc.line, s.r.bufs[s.pbuf].name, o.fn);
+  sb_printf(t, "__global__ void %s(%s) ", name, o.params.s ? o.params.s : "");
+  print_body_with(&o.x.fk, &o.hooks, t);
+  sb_puts(t, "\n");
 
   /* the launch: the consumer's, where it was */
   strbuf call = {0};
@@ -518,39 +531,16 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_printf(&call, ", %s", cst->smem ? cst->smem : "0");
   if (cst->stream)
     sb_printf(&call, ", %s", cst->stream);
-  sb_puts(&call, ">>>(");
-  np = 0;
-  for (int p = 0; p < k->nparams; p++)
-    if (p != s.pparam)
-      sb_printf(&call, "%s%s", np++ ? ", " : "", cst->args[p].text);
-  for (int b = 0; b < r->nbufs; b++)
-    if (r->bufs[b].param >= k->nparams)
-      sb_printf(&call, "%s%s", np++ ? ", " : "", r->bufs[b].name);
-  for (int i = 0; i < r->nscalars; i++)
-    if (!r->scalars[i].shared)
-      sb_printf(&call, "%s%s", np++ ? ", " : "", r->scalars[i].text);
-  sb_puts(&call, ")");
-
-  int ok = variant_replace_step(v, site->entry, cst, call.s);
-  for (int mi = 0; mi < r->nmem && ok; mi++)
-    ok = variant_remove_step(v, site->entry, r->mem[mi].st);
-  for (int b = 0; b < r->nbufs && ok; b++)
-    if (r->bufs[b].removed) {
-      const kstep *alloc = prun_lifetime_step(r, &r->bufs[b], KS_ALLOC);
-      ok = variant_remove_step(v, site->entry, alloc) &&
-           variant_remove_step(v, site->entry, prun_lifetime_step(r, &r->bufs[b], KS_FREE));
-      if (ok && alloc->var_decl)
-        variant_remove_decl(v, alloc->var_decl);
-    }
+  sb_printf(&call, ">>>(%s)", o.args.s ? o.args.s : "");
+  int ok = variant_replace_step(v, site->entry, cst, call.s) && prologue_commit(v, site->entry, &s);
   if (ok) {
-    variant_add_kernel(v, site->entry, name, t.s);
+    variant_add_kernel(v, site->entry, name, t->s);
     variant_note(v, arena_printf(v->a, "fuse-prologue@%s#%d-#%d", e->name, site->first_step, site->last_step),
                  arena_printf(v->a, "fuse-prologue: %s -> %s", site->what, name));
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-prologue: overlapping changes at %s; the variant is dropped", site->what);
   }
-  sb_free(&t);
-  sb_free(&args);
+  prologue_end(&o);
   sb_free(&call);
   return ok;
 }

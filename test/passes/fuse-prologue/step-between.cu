@@ -2,7 +2,7 @@
 // memset of the accumulator the consumer adds into atomically) stay where they are.
 // RUN: %kfuse %s --passes=fuse-prologue --emit=transformed -o - | FileCheck %s
 // CHECK: // kfuse variant fuse-prologue@huber#1-#3
-// CHECK-LABEL: extern "C" void huber(
+// CHECK-LABEL: {{^}}extern "C" void huber(
 // CHECK: cudaMemsetAsync(loss, 0, sizeof(float), stream);
 // CHECK-NEXT: fused_smooth_l1_sum_atomic<<<64, 256, 0, stream>>>(loss, n, p, t);
 #include <cuda_runtime.h>
