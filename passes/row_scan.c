@@ -9,8 +9,9 @@
  * is slow twice over: adjacent threads read addresses a row apart (no load is coalesced),
  * and there are as many threads as rows. The pass rewrites it to one block per row (a
  * row loop over blockIdx.x): the block takes the row in chunks of block x vpt elements,
- * each thread `vpt` consecutive ones; a thread scans its own, the block scans the threads'
- * totals (warp shuffles, then one warp over the warps' totals), and a carry in a register
+ * loaded coalesced into a shared tile; each thread scans `vpt` consecutive ones of the
+ * tile, the block scans the threads' totals (warp shuffles, then one warp over the warps'
+ * totals), the sums go back to the tile and out coalesced, and a carry in a register
  * takes each chunk's total to the next. f(j) and the store are the reference's own
  * expressions, printed at each element j; so are the declarations before the loop, with
  * the row r now the block's.
@@ -364,7 +365,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     pr.hooks = &o.hooks;
   }
   sb_printf(&t, "// kfuse row-scan of %s (line %u): one block of %d threads per row, %d consecutive elements a\n"
-                "// thread per chunk of %d; a warp-shuffle block scan, the carry from chunk to chunk in a register\n",
+                "// thread per chunk of %d in a shared tile; a warp-shuffle block scan, the carry in a register\n",
             k->name, k->loc.line, block, vpt, block * vpt);
   if (at >= 0)
     sb_printf(&t, "// with the prologue %s: %s is never stored\n", o.fn, pro.r.bufs[pro.pbuf].name);
@@ -378,6 +379,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_puts(&t, o.params.s ? o.params.s : "");
   sb_puts(&t, ") {\n");
   sb_printf(&t, "  __shared__ %s kf_warp_sum[%d];\n", T, block / 32);
+  sb_printf(&t, "  __shared__ %s kf_tile[%d]; // a chunk, one pad word per 32 against bank conflicts\n", T,
+            block * vpt + block * vpt / 32);
   sb_puts(&t, "  const int kf_lane = threadIdx.x % 32, kf_warp = threadIdx.x / 32;\n");
   sb_puts(&t, "  for (long long kf_r = blockIdx.x; kf_r < (long long)(");
   pexpr(&pr, s.rows, &t);
@@ -395,15 +398,21 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&t, "    %s kf_carry = ", T);
   pexpr(&pr, s.acc_init, &t);
   sb_puts(&t, ";\n");
+  const char *jt = unconst(jv->type_spelling);
   sb_printf(&t, "    for (long long kf_c = 0; kf_c < kf_len; kf_c += %d) {\n", block * vpt);
-  sb_printf(&t, "      const long long kf_j0 = kf_c + (long long)threadIdx.x * %d;\n", vpt);
+  sb_puts(&t, "      // the chunk's elements, loaded coalesced into the tile\n");
+  sb_printf(&t, "#pragma unroll\n      for (int kf_q = 0; kf_q < %d; ++kf_q) {\n", vpt);
+  sb_printf(&t, "        const int kf_p = kf_q * %d + threadIdx.x;\n", block);
+  sb_printf(&t, "        %s kf_e = 0;\n        if (kf_c + kf_p < kf_len) {\n", T);
+  sb_printf(&t, "          const %s %s = (%s)(kf_c + kf_p);\n", jt, jv->name, jt);
+  sb_puts(&t, "          kf_e = ");
+  pexpr(&pr, s.f, &t);
+  sb_puts(&t, ";\n        }\n        kf_tile[kf_p + kf_p / 32] = kf_e;\n      }\n      __syncthreads();\n");
+  sb_printf(&t, "      // each thread scans %d consecutive elements\n", vpt);
   sb_printf(&t, "      %s kf_v[%d];\n      %s kf_t = 0;\n", T, vpt, T);
   sb_printf(&t, "#pragma unroll\n      for (int kf_q = 0; kf_q < %d; ++kf_q) {\n", vpt);
-  sb_printf(&t, "        if (kf_j0 + kf_q < kf_len) {\n");
-  sb_printf(&t, "          const %s %s = (%s)(kf_j0 + kf_q);\n", unconst(jv->type_spelling), jv->name, unconst(jv->type_spelling));
-  sb_puts(&t, "          kf_t += ");
-  pexpr(&pr, s.f, &t);
-  sb_puts(&t, ";\n        }\n        kf_v[kf_q] = kf_t;\n      }\n");
+  sb_printf(&t, "        const int kf_p = threadIdx.x * %d + kf_q;\n", vpt);
+  sb_puts(&t, "        kf_t += kf_tile[kf_p + kf_p / 32];\n        kf_v[kf_q] = kf_t;\n      }\n");
   sb_puts(&t, "      // the threads' totals, scanned: in the warp, then over the warps\n");
   sb_printf(&t, "      %s kf_s = kf_t;\n", T);
   sb_puts(&t, "#pragma unroll\n      for (int kf_o = 1; kf_o < 32; kf_o <<= 1) {\n");
@@ -417,12 +426,18 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&t, "        if (kf_lane < %d) kf_warp_sum[kf_lane] = kf_w;\n      }\n      __syncthreads();\n", block / 32);
   sb_printf(&t, "      const %s kf_before = kf_carry + (kf_warp ? kf_warp_sum[kf_warp - 1] : 0) + (kf_s - kf_t);\n", T);
   sb_printf(&t, "#pragma unroll\n      for (int kf_q = 0; kf_q < %d; ++kf_q) {\n", vpt);
-  sb_puts(&t, "        if (kf_j0 + kf_q < kf_len) {\n");
-  sb_printf(&t, "          const %s %s = (%s)(kf_j0 + kf_q);\n", unconst(jv->type_spelling), jv->name, unconst(jv->type_spelling));
+  sb_printf(&t, "        const int kf_p = threadIdx.x * %d + kf_q;\n", vpt);
+  sb_puts(&t, "        kf_tile[kf_p + kf_p / 32] = kf_before + kf_v[kf_q];\n      }\n");
+  sb_printf(&t, "      kf_carry += kf_warp_sum[%d];\n      __syncthreads();\n", block / 32 - 1);
+  sb_puts(&t, "      // the inclusive sums, stored coalesced\n");
+  sb_printf(&t, "#pragma unroll\n      for (int kf_q = 0; kf_q < %d; ++kf_q) {\n", vpt);
+  sb_printf(&t, "        const int kf_p = kf_q * %d + threadIdx.x;\n", block);
+  sb_puts(&t, "        if (kf_c + kf_p < kf_len) {\n");
+  sb_printf(&t, "          const %s %s = (%s)(kf_c + kf_p);\n", jt, jv->name, jt);
   sb_printf(&t, "          %s[", s.store->array_var >= 0 ? k->vars[s.store->array_var].name : k->params[s.store->param].name);
   pexpr(&pr, s.store->index, &t);
-  sb_puts(&t, "] = kf_before + kf_v[kf_q];\n        }\n      }\n");
-  sb_printf(&t, "      kf_carry += kf_warp_sum[%d];\n      __syncthreads(); // kf_warp_sum is rewritten next chunk\n", block / 32 - 1);
+  sb_puts(&t, "] = kf_tile[kf_p + kf_p / 32];\n        }\n      }\n");
+  sb_puts(&t, "      __syncthreads(); // the tile and kf_warp_sum are rewritten next chunk\n");
   sb_puts(&t, "    }\n  }\n}\n");
 
   /* the launch: a grid of resident blocks, each taking rows in turn */

@@ -6,7 +6,7 @@
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
 // CHECK: // kfuse variant row-scan(block=1024,vpt=8)@cumsum#0-#0
 // CHECK-LABEL: // kfuse row-scan of cumsum_rows (line {{[0-9]+}}): one block of 1024 threads per row, 8 consecutive elements a
-// CHECK-NEXT: // thread per chunk of 8192; a warp-shuffle block scan, the carry from chunk to chunk in a register
+// CHECK-NEXT: // thread per chunk of 8192 in a shared tile; a warp-shuffle block scan, the carry in a register
 // CHECK-NEXT: __global__ void __launch_bounds__(1024) cumsum_rows_by_block(const float *x, float *y, int rows, int L) {
 // CHECK: for (long long kf_r = blockIdx.x; kf_r < (long long)(rows); kf_r += gridDim.x) {
 // CHECK-NEXT: const int r = (int)kf_r;
@@ -15,8 +15,8 @@
 // CHECK-NEXT: const long long kf_len = (long long)(L);
 // CHECK-NEXT: float kf_carry = 0.f;
 // CHECK: const int j = (int)(kf_j0 + kf_q);
-// CHECK-NEXT: kf_t += 2.f * in[j];
-// CHECK: out[j] = kf_before + kf_v[kf_q];
+// CHECK-NEXT: kf_e = 2.f * in[j];
+// CHECK: out[j] = kf_tile[kf_p + kf_p / 32];
 // CHECK-LABEL: {{^}}extern "C" void cumsum(
 // CHECK-NEXT: cumsum_rows_by_block<<<528, 1024, 0, stream>>>(x, y, R, L);
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
 // CHECK: __device__ __forceinline__ float row_scan_by_block_masked(const float* __restrict__ x, const float* __restrict__ mask, long long kf_i) {
 // CHECK: // with the prologue row_scan_by_block_masked: masked is never stored
 // CHECK-NEXT: __global__ void __launch_bounds__(1024) row_scan_by_block(float *out, int rows, int L, const float* __restrict__ x, const float* __restrict__ mask) {
-// CHECK: kf_t += row_scan_by_block_masked(x, mask, (long long)(r * L + j));
+// CHECK: kf_e = row_scan_by_block_masked(x, mask, (long long)(r * L + j));
 // CHECK-LABEL: {{^}}extern "C" void masked_cumsum(
 // CHECK-NOT: cudaMallocAsync
 // CHECK: row_scan_by_block<<<528, 1024, 0, stream>>>(y, R, L, x, mask);
