@@ -14,7 +14,7 @@
 // CHECK-NEXT: float *out = y + r * L;
 // CHECK-NEXT: const long long kf_len = (long long)(L);
 // CHECK-NEXT: float kf_carry = 0.f;
-// CHECK: const int j = (int)(kf_j0 + kf_q);
+// CHECK: const int j = (int)(kf_c + kf_p);
 // CHECK-NEXT: kf_e = 2.f * in[j];
 // CHECK: out[j] = kf_tile[kf_p + kf_p / 32];
 // CHECK-LABEL: {{^}}extern "C" void cumsum(
