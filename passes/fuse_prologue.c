@@ -242,10 +242,6 @@ int prologue_check(const variant *v, int ei, int at, prologue *s, const char **w
     *why = arena_printf(a, "'%s' is no scratch buffer of the entry, whole", pa->text);
     return 0;
   }
-  if (pb->read_first) {
-    *why = arena_printf(a, "the run updates '%s' in place", pa->text);
-    return 0;
-  }
   if (k->params[s->pparam].writes) {
     *why = arena_printf(a, "'%s' writes '%s'", k->name, pa->text);
     return 0;
@@ -259,17 +255,21 @@ int prologue_check(const variant *v, int ei, int at, prologue *s, const char **w
   for (int i = 0; i < e->nsteps && !outside; i++)
     if (i != next)
       outside = prun_read_outside(r, &e->steps[i], 1, pb);
-  if (written_outside(r, e->steps, e->nsteps, pa->ref, pa->buffer)) {
+  /* P updated in place (P = f(P)) stays, holding what it held before the run, which the
+   * function reads; otherwise the run defines it, and it goes */
+  if (!pb->read_first && written_outside(r, e->steps, e->nsteps, pa->ref, pa->buffer)) {
     *why = arena_printf(a, "another step than the run writes '%s'", pa->text);
     return 0;
   }
-  if (!alloc || !free_ || outside || variant_touched(v, ei, alloc->index) || variant_touched(v, ei, free_->index)) {
+  if (outside || (!pb->read_first && (!alloc || !free_ || variant_touched(v, ei, alloc->index) ||
+                                      variant_touched(v, ei, free_->index)))) {
     *why = arena_printf(a, "'%s' is read by another step than '%s', or not allocated and freed by the entry",
                         pa->text, k->name);
     return 0;
   }
+  /* the run's other buffers: its intermediates go; a final value nobody reads is dropped */
   for (int b = 0; b < r->nbufs; b++)
-    if (b != s->pbuf && r->bufs[b].written && !r->bufs[b].removed) {
+    if (b != s->pbuf && r->bufs[b].written && !r->bufs[b].removed && r->bufs[b].store) {
       *why = arena_printf(a, "the run also writes '%s', which the caller or a later step reads", r->bufs[b].name);
       return 0;
     }
@@ -312,13 +312,16 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
     const kentry *e = &m->entries[ei];
     if (e->opaque_why)
       continue;
+    const kstep *told = NULL; /* the consumer a remark was made for (the longest run's) */
     for (int i = 0; i < e->nsteps;) {
       static site_info s;
       const char *why = NULL;
       if (!prologue_check(v, ei, i, &s, &why)) {
-        if (remarks && why)
+        if (remarks && why && s.cst != told)
           diag_report(d, DIAG_REMARK, m->path, s.cst->loc.line, s.cst->loc.col,
                       "not fused: %s [-Rpass-missed=fuse-prologue]", why);
+        if (why)
+          told = s.cst;
         i++;
         continue;
       }
@@ -407,8 +410,10 @@ void prologue_begin(variant *v, prologue *s, const char *name, prologue_out *o) 
   const kkernel *k = s->k;
   const kstep *cst = s->cst;
   prun_buf *pb = &r->bufs[s->pbuf];
-  pb->removed = 1;
+  pb->removed = !pb->read_first;
   pb->store = 0;
+  for (int b = 0; b < r->nbufs; b++)
+    r->bufs[b].store = 0; /* the run's stores all go (check: nobody reads what they wrote) */
   /* buffers the consumer also reads keep its parameter */
   for (int b = 0; b < r->nbufs; b++)
     for (int p = 0; p < k->nparams && r->bufs[b].read_first; p++)
@@ -459,7 +464,7 @@ void prologue_begin(variant *v, prologue *s, const char *name, prologue_out *o) 
   np = 0;
   int na = 0;
   for (int p = 0; p < k->nparams; p++)
-    if (p != s->pparam) {
+    if (p != s->pparam || pb->read_first) {
       print_param(&o->params, &np, k->params[p].type_spelling, k->params[p].name);
       sb_printf(&o->args, "%s%s", na++ ? ", " : "", cst->args[p].text);
     }
@@ -518,8 +523,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   static prologue_out o;
   prologue_begin(v, &s, name, &o);
   strbuf *t = &o.text;
-  sb_printf(t, "// kfuse fuse-prologue of %s (line %u): loads of %s computed by %s; the buffer is gone\n", k->name,
-            k->loc.line, s.r.bufs[s.pbuf].name, o.fn);
+  sb_printf(t, "// kfuse fuse-prologue of %s (line %u): loads of %s computed by %s; %s\n", k->name, k->loc.line,
+            s.r.bufs[s.pbuf].name, o.fn,
+            s.r.bufs[s.pbuf].read_first ? "it keeps what it held before the run" : "the buffer is gone");
   sb_printf(t, "__global__ void %s(%s) ", name, o.params.s ? o.params.s : "");
   print_body_with(&o.x.fk, &o.hooks, t);
   sb_puts(t, "\n");

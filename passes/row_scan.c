@@ -178,8 +178,8 @@ static const char *check_kernel(const kmodel *m, const kstep *st, scan_info *s, 
   } else {
     return "its guard is neither `if (r >= rows) return;` nor `if (r < rows) { ... }`";
   }
-  *quiet = 0;
-  /* declarations, the accumulator, the loop */
+  /* declarations, the accumulator, the loop; a kernel whose loop is no running sum is
+   * quietly something else (a GEMM, a pooling) */
   if (nw < 2 || w[nw - 1]->kind != KST_FOR)
     return "its loop is not the last statement of its body";
   const kstmt *loop = w[nw - 1];
@@ -190,6 +190,7 @@ static const char *check_kernel(const kmodel *m, const kstep *st, scan_info *s, 
   if (ni != 2 || items[0]->kind != KST_ASSIGN || items[0]->op != KO_ADD || items[0]->member ||
       items[1]->kind != KST_STORE || items[1]->op != -1 || items[1]->param < 0)
     return "its loop body is not `acc += f; out[X + j] = acc;`";
+  *quiet = 0;
   s->acc = items[0]->var;
   s->f = items[0]->value;
   s->store = items[1];
