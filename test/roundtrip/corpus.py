@@ -58,7 +58,7 @@ def check(kfuse, path, mode, tmp):
         if open(f"{base}.t2.cu", "rb").read() != out:
             fails.append(f"{path}: two runs of the passes differ")
         if out != open(path, "rb").read():
-            c = run(["nvcc", "-arch=sm_90", "-c", f"{base}.t1.cu", "-o", os.devnull])
+            c = run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", f"{base}.t1.cu", "-o", os.devnull])
             if c.returncode:
                 fails.append(f"{path}: nvcc rejects the transformed program:\n" + c.stderr.decode()[-1500:])
     return fails
