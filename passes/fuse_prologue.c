@@ -117,7 +117,8 @@ static const char *walk(site_info *s, const kstmt *st, int in_decl_group, arena 
   case KST_IF:
   case KST_FOR:
   case KST_WHILE:
-    if ((why = other_use(s, st->cond)) || (why = walk(s, st->init, 0, a)) || (why = walk(s, st->step, 0, a)) ||
+    /* a pointer declared in a loop's header is printed without the statement hook */
+    if ((why = other_use(s, st->cond)) || (why = walk(s, st->init, 1, a)) || (why = walk(s, st->step, 1, a)) ||
         (why = walk(s, st->then, 0, a)))
       return why;
     return walk(s, st->orelse, 0, a);

@@ -178,6 +178,8 @@ static const char *check_kernel(const kmodel *m, const kstep *st, scan_info *s, 
   } else {
     return "its guard is neither `if (r >= rows) return;` nor `if (r < rows) { ... }`";
   }
+  if (mentions(s->rows, KE_VAR, -1) || reads_memory(s->rows))
+    return "its guard's bound is not an expression of its parameters";
   /* declarations, the accumulator, the loop; a kernel whose loop is no running sum is
    * quietly something else (a GEMM, a pooling) */
   if (nw < 2 || w[nw - 1]->kind != KST_FOR)
