@@ -435,10 +435,11 @@ void xexpr_names(const xexpr *e, void (*fn)(void *ctx, const char *name, int pos
   xexpr_names(e->c, fn, ctx);
 }
 
-void xexpr_print(const xexpr *e, strbuf *b) {
+/* wide: 0, plain; 1, in 64 bits; 2, in 64 bits and an operand of a product */
+static void print_x(const xexpr *e, int wide, strbuf *b) {
   switch (e->kind) {
   case XE_INT:
-    sb_printf(b, "%lld", (long long)e->ival);
+    sb_printf(b, wide == 2 ? "%lldLL" : "%lld", (long long)e->ival);
     return;
   case XE_FLT:
     sb_printf(b, "%.17g", e->fval);
@@ -446,28 +447,35 @@ void xexpr_print(const xexpr *e, strbuf *b) {
       sb_puts(b, ".0");
     return;
   case XE_NAME:
-    sb_puts(b, e->name);
+    sb_printf(b, wide == 2 ? "(long long)%s" : "%s", e->name);
     return;
   case XE_UNARY:
     sb_printf(b, "(%s", op_text[e->op]);
-    xexpr_print(e->a, b);
+    print_x(e->a, wide, b);
     sb_putc(b, ')');
     return;
-  case XE_BINARY:
+  case XE_BINARY: {
+    /* in 64 bits, the operands of a product are widened */
+    int inner = wide && (e->op == XO_MUL || e->op == XO_SHL) ? 2 : wide ? 1 : 0;
     sb_putc(b, '(');
-    xexpr_print(e->a, b);
+    print_x(e->a, inner, b);
     sb_printf(b, " %s ", op_text[e->op]);
-    xexpr_print(e->b, b);
+    print_x(e->b, inner, b);
     sb_putc(b, ')');
     return;
+  }
   case XE_COND:
     sb_putc(b, '(');
-    xexpr_print(e->a, b);
+    print_x(e->a, wide, b);
     sb_puts(b, " ? ");
-    xexpr_print(e->b, b);
+    print_x(e->b, wide, b);
     sb_puts(b, " : ");
-    xexpr_print(e->c, b);
+    print_x(e->c, wide, b);
     sb_putc(b, ')');
     return;
   }
 }
+
+void xexpr_print(const xexpr *e, strbuf *b) { print_x(e, 0, b); }
+
+void xexpr_print_wide(const xexpr *e, strbuf *b) { print_x(e, 1, b); }

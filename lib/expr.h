@@ -55,6 +55,10 @@ void xexpr_names(const xexpr *e, void (*fn)(void *ctx, const char *name, int pos
 
 /* Prints e as a fully parenthesised C expression. */
 void xexpr_print(const xexpr *e, strbuf *b);
+/* The same, computed in 64 bits: the names and integer literals a product multiplies cast
+ * to long long or suffixed LL (an element count that is a product of int scalars must not
+ * wrap). */
+void xexpr_print_wide(const xexpr *e, strbuf *b);
 const char *xexpr_op_text(int op);
 
 /* Parses a C numeric literal (the whole of text[0..len)): signed integer or floating with

@@ -162,6 +162,11 @@ typedef struct kstep {
   const char *grid, *block, *smem, *stream;  /* KS_LAUNCH: launch config as written */
   long long block_threads; /* KS_LAUNCH: the block's thread count when `block` is an integer
                             * constant (a one-dimensional block), else 0 */
+  xexpr *grid_y;        /* KS_LAUNCH: the grid's y extent over the entry's scalars and host
+                         * variables (1 for an integer grid), when kfuse reads it: dim3(x, y)
+                         * in the launch or in the declaration of a dim3 variable (then
+                         * grid_var: valid while that variable is never assigned); else NULL */
+  const char *grid_var;
   karg *args;
   int nargs, cap_args;
   /* KS_ALLOC: */

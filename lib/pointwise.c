@@ -71,7 +71,7 @@ static const char *bad_call(const char *name) {
 typedef struct checker {
   const kkernel *k;
   arena *a;
-  int elem;
+  int elem, row;
   const char *why;
 } checker;
 
@@ -93,7 +93,7 @@ static int check_expr(checker *c, const kexpr *e) {
     return 0;
   case KE_VAR: {
     const kvar *v = &c->k->vars[e->var];
-    if (v->kind != KV_LOCAL && e->var != c->elem) {
+    if (v->kind != KV_LOCAL && e->var != c->elem && e->var != c->row) {
       c->why = arena_printf(c->a, "it uses '%s', which is no scalar local", v->name);
       return 0;
     }
@@ -131,7 +131,7 @@ static int check_stmt(checker *c, const kstmt *s) {
     }
     return check_expr(c, s->value);
   case KST_ASSIGN:
-    if (s->var == c->elem || c->k->vars[s->var].kind != KV_LOCAL) {
+    if (s->var == c->elem || s->var == c->row || c->k->vars[s->var].kind != KV_LOCAL) {
       c->why = arena_printf(c->a, "it assigns '%s'", c->k->vars[s->var].name);
       return 0;
     }
@@ -212,13 +212,15 @@ static int linear_decl(const kkernel *k, const kstmt *s, long long threads) {
          pw_is_linear(s->value, threads);
 }
 
-/* A declaration before the guard: index arithmetic with no load and no call. */
-static int pure_decl(const kexpr *e) {
+/* A declaration before the guard: index arithmetic with no load and no call, and (unless
+ * `builtins`: a grid-stride loop's header locals, which the body may not use) no thread or
+ * block index: the fused kernel has its own grid. */
+static int pure_decl(const kexpr *e, int builtins) {
   if (!e)
     return 1;
-  if (e->kind == KE_LOAD || e->kind == KE_CALL || e->kind == KE_ADDR)
+  if (e->kind == KE_LOAD || e->kind == KE_CALL || e->kind == KE_ADDR || (e->kind == KE_BUILTIN && !builtins))
     return 0;
-  return pure_decl(e->a) && pure_decl(e->b) && pure_decl(e->c);
+  return pure_decl(e->a, builtins) && pure_decl(e->b, builtins) && pure_decl(e->c, builtins);
 }
 
 /* Whether e or s names variable var. */
@@ -253,7 +255,7 @@ static const char *find_shape(const kkernel *k, long long threads, pw_launch *L,
   /* [pure declarations] for (int e = linear; e < n; e += blockDim.x * gridDim.x) { body },
    * the stride or the start possibly a local declared before the loop */
   int npre = 0;
-  while (npre < n && v[npre]->kind == KST_DECL && pure_decl(v[npre]->value) &&
+  while (npre < n && v[npre]->kind == KST_DECL && pure_decl(v[npre]->value, 1) &&
          k->vars[v[npre]->var].kind == KV_LOCAL && k->vars[v[npre]->var].nassign == 0)
     npre++;
   if (npre == n - 1 && v[npre]->kind == KST_FOR) {
@@ -271,12 +273,22 @@ static const char *find_shape(const kkernel *k, long long threads, pw_launch *L,
           return "its loop body uses a local declared before its grid-stride loop";
     return NULL;
   }
-  if (i >= n || !linear_decl(k, v[i], threads))
-    return "it does not start from a linear thread index (blockIdx.x * blockDim.x + threadIdx.x)";
-  L->elem = v[i]->var;
-  i++;
+  /* the element's declaration, and a two-dimensional launch's row (blockIdx.y), in either
+   * order, with index arithmetic after them */
   L->pre = arena_alloc(a, sizeof *L->pre * (size_t)(n + 1));
-  while (i < n && v[i]->kind == KST_DECL && pure_decl(v[i]->value) &&
+  for (; i < n && i < 2 && v[i]->kind == KST_DECL && k->vars[v[i]->var].kind == KV_LOCAL &&
+         k->vars[v[i]->var].nassign == 0;
+       i++) {
+    if (L->elem < 0 && linear_decl(k, v[i], threads))
+      L->elem = v[i]->var;
+    else if (L->row < 0 && is_builtin(v[i]->value, KB_BID_Y))
+      L->row = v[i]->var;
+    else
+      break;
+  }
+  if (L->elem < 0)
+    return "it does not start from a linear thread index (blockIdx.x * blockDim.x + threadIdx.x)";
+  while (i < n && v[i]->kind == KST_DECL && pure_decl(v[i]->value, 0) &&
          k->vars[v[i]->var].kind == KV_LOCAL && k->vars[v[i]->var].nassign == 0)
     L->pre[L->npre++] = v[i++];
   if (i >= n || v[i]->kind != KST_IF)
@@ -346,6 +358,7 @@ int pw_analyze(const kmodel *m, const kentry *e, const kstep *st, pw_launch *L, 
   memset(L, 0, sizeof *L);
   L->step = st;
   L->elem = -1;
+  L->row = -1;
   if (st->kind != KS_LAUNCH || st->kernel < 0) {
     *why = "it is no launch of a kernel of this file";
     return 0;
@@ -372,7 +385,7 @@ int pw_analyze(const kmodel *m, const kentry *e, const kstep *st, pw_launch *L, 
   }
   if ((*why = find_shape(k, st->block_threads, L, m->arena)) != NULL)
     return 0;
-  checker c = {k, m->arena, L->elem, NULL};
+  checker c = {k, m->arena, L->elem, L->row, NULL};
   for (int i = 0; i < L->nbody; i++)
     if (!check_stmt(&c, L->body[i])) {
       *why = c.why;
@@ -394,10 +407,25 @@ int pw_analyze(const kmodel *m, const kentry *e, const kstep *st, pw_launch *L, 
     *why = "its element count is no integer expression of the entry's scalars";
     return 0;
   }
+  if (L->row >= 0) {
+    int assigned = 0;
+    for (int i = 0; st->grid_var && i < e->nhostvars; i++)
+      assigned |= !strcmp(e->hostvars[i].name, st->grid_var) && e->hostvars[i].assigned;
+    if (!st->grid_y || assigned) {
+      *why = "its rows are blockIdx.y of a grid whose y extent kfuse does not read";
+      return 0;
+    }
+    xexpr *x = arena_alloc(m->arena, sizeof *x);
+    memset(x, 0, sizeof *x);
+    x->kind = XE_BINARY;
+    x->op = XO_MUL;
+    x->a = st->grid_y;
+    x->b = L->domain;
+    L->domain = x;
+  }
   const kvar *ev = &k->vars[L->elem];
   L->index_type = ev->type;
   L->index_spelling = ev->type_spelling;
-  (void)e;
   return 1;
 }
 
@@ -423,8 +451,35 @@ static int same_expr(const kexpr *a, const kexpr *b) {
   }
 }
 
+/* r * n + c of a two-dimensional launch, over the definitions (flat_index's form) or the
+ * variables themselves, in any order */
+static int is_row_major(const pw_launch *L, const kexpr *e) {
+  e = strip(e);
+  if (!e || e->kind != KE_BINARY || e->op != KO_ADD)
+    return 0;
+  const kexpr *elem_def = NULL;
+  for (int i = 0; i < L->k->ntindex; i++)
+    if (L->k->tindex[i].var == L->elem)
+      elem_def = L->k->tindex[i].expr;
+  for (int side = 0; side < 2; side++) {
+    const kexpr *c = side ? e->a : e->b, *rn = strip(side ? e->b : e->a);
+    if (!is_var(c, L->elem) && !(elem_def && same_expr(c, elem_def)) && !pw_is_linear(c, L->step->block_threads))
+      continue;
+    if (!rn || rn->kind != KE_BINARY || rn->op != KO_MUL)
+      continue;
+    for (int o = 0; o < 2; o++) {
+      const kexpr *r = o ? rn->b : rn->a, *nn = o ? rn->a : rn->b;
+      if ((is_var(r, L->row) || is_builtin(r, KB_BID_Y)) && same_expr(nn, L->bound))
+        return 1;
+    }
+  }
+  return 0;
+}
+
 int pw_at_element(const pw_launch *L, int access) {
   const kaccess *x = &L->k->accesses[access];
+  if (L->row >= 0)
+    return is_row_major(L, x->index) || is_row_major(L, x->flat_index);
   if (is_var(x->index, L->elem) || is_var(x->flat_index, L->elem))
     return 1;
   /* the flattened index is the element index's own (linear) definition */

@@ -15,6 +15,14 @@
  * (in the loop's header, the start and the stride may be locals declared just before it,
  * `const size_t stride = (size_t)gridDim.x * blockDim.x;`, that the body does not use)
  *
+ * or, over a two-dimensional grid whose y extent the launch gives (kstep.grid_y), a row
+ * per blockIdx.y and the guard on the column only:
+ *
+ *   int r = blockIdx.y;  int c = blockIdx.x * blockDim.x + threadIdx.x;  if (c >= n) return;
+ *
+ * whose element is r * n + c of the domain [0, rows * n): an access is at the element when
+ * its index is r * n + c (`y[(size_t)r * n + c]`); reads at r are broadcasts.
+ *
  * n is an expression of the kernel's parameters; through the launch's arguments it becomes
  * an expression of the entry's scalars and host variables, the *domain*, which fusion
  * compares across launches (pw_same_size). Nothing here proves that the launch's grid
@@ -28,17 +36,21 @@
 typedef struct pw_launch {
   const kstep *step;        /* the launch (a top-level step of its entry) */
   const kkernel *k;
-  int elem;                 /* the element index: a variable of k */
+  int elem;                 /* the element index: a variable of k (a two-dimensional
+                             * launch: the column) */
+  int row;                  /* a two-dimensional launch's row variable (blockIdx.y), or -1 */
   ktype index_type;         /* its type (KT_I32, KT_I64, ...) */
   const char *index_spelling;
-  kexpr *bound;             /* n, over k's parameters */
+  kexpr *bound;             /* n, over k's parameters (a two-dimensional launch: the row
+                             * length) */
   kexpr *cond;              /* a further condition of the guard (`i < n && c`), or NULL */
   kstmt **pre;              /* declarations before the guard (index arithmetic), in order */
   int npre;
   kstmt **body;             /* the element's statements */
   int nbody;
   xexpr *domain;            /* n over the entry's scalars and host variables, as the launch
-                             * passes it (host variables not substituted) */
+                             * passes it (host variables not substituted); rows * n for a
+                             * two-dimensional launch */
 } pw_launch;
 
 /* Whether step st of entry e is a pointwise launch; fills *out. Otherwise returns 0 with a

@@ -307,7 +307,8 @@ static void note_assignment(seqctx *s, CXCursor k) {
   if (!ch.n)
     return;
   CXCursor lhs = cx_strip(c, ch.v[0]);
-  while (clang_getCursorKind(lhs) == CXCursor_ParenExpr) {
+  /* a member's assignment (grid.y = rows) assigns the variable */
+  while (clang_getCursorKind(lhs) == CXCursor_ParenExpr || clang_getCursorKind(lhs) == CXCursor_MemberRefExpr) {
     cxlist pc = cx_children(c, lhs);
     if (!pc.n)
       return;
@@ -429,6 +430,52 @@ static long long constant_threads(cxctx *c, CXCursor k) {
   return 0;
 }
 
+/* The y extent of a launch's grid argument g (kstep.grid_y), or NULL. */
+static xexpr *grid_y(seqctx *s, CXCursor g, const char **var) {
+  cxctx *c = s->c;
+  for (int depth = 0; depth < 8; depth++) {
+    g = cx_strip(c, g);
+    CXType t = clang_getCanonicalType(clang_getCursorType(g));
+    if (t.kind >= CXType_Bool && t.kind <= CXType_Int128) {
+      xexpr *one = xnode(c->a, XE_INT);
+      one->ival = 1;
+      return one;
+    }
+    if (clang_getCursorKind(g) == CXCursor_DeclRefExpr) {
+      /* a dim3 variable: its initializer, when it is never assigned */
+      CXCursor d = clang_getCursorReferenced(g);
+      khostvar *v = clang_getCursorKind(d) == CXCursor_VarDecl ? host_var(s, decl_off(d)) : NULL;
+      if (!v)
+        return NULL;
+      *var = v->name; /* whether it is assigned is known once the whole body is read */
+      cxlist vc = cx_children(c, d);
+      int init = -1;
+      for (int j = 0; j < vc.n; j++)
+        if (clang_isExpression(clang_getCursorKind(vc.v[j])))
+          init = j;
+      if (init < 0)
+        return NULL;
+      g = vc.v[init];
+      continue;
+    }
+    /* dim3(x, y, z): the y argument, 1 when defaulted (it has no text); a conversion or a
+     * one-argument constructor wraps its operand */
+    cxlist ch = cx_children(c, g);
+    if (ch.n >= 2) {
+      if (!cx_text(c, ch.v[1])) {
+        xexpr *one = xnode(c->a, XE_INT);
+        one->ival = 1;
+        return one;
+      }
+      return host_value(s, ch.v[1]);
+    }
+    if (ch.n != 1)
+      return NULL;
+    g = ch.v[0];
+  }
+  return NULL;
+}
+
 static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep **vec, int *n, int *cap) {
   cxctx *c = s->c;
   kstep *st = push_step(s, vec, n, cap, KS_LAUNCH, call);
@@ -441,6 +488,7 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   st->grid = config_text(c, cfg, 0, "?");
   st->block = config_text(c, cfg, 1, "?");
   st->block_threads = cfg.n > 2 ? constant_threads(c, cfg.v[2]) : 0;
+  st->grid_y = cfg.n > 1 ? grid_y(s, cfg.v[1], &st->grid_var) : NULL;
   st->smem = config_text(c, cfg, 2, "0");
   st->stream = config_text(c, cfg, 3, "0");
   /* A defaulted configuration argument has no text in the file. */

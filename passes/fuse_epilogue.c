@@ -560,7 +560,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
 
   /* the launch: the producer's configuration, where the run's last step was */
   strbuf call = {0}, dom = {0};
-  xexpr_print(r->domain, &dom);
+  (r->wide ? xexpr_print_wide : xexpr_print)(r->domain, &dom);
   sb_printf(&call, "%s<<<%s, %s", name, pst->grid, pst->block);
   if (pst->smem || pst->stream)
     sb_printf(&call, ", %s", pst->smem ? pst->smem : "0");

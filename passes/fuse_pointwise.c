@@ -90,27 +90,6 @@ static int all_float(const prun *r) {
   return 1;
 }
 
-/* Whether text (C code) uses the identifier word outside comments. */
-static int uses_token(const char *text, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = text; p && *p; p++) {
-    if (p[0] == '/' && p[1] == '/') {
-      while (*p && *p != '\n')
-        p++;
-      if (!*p)
-        break;
-      continue;
-    }
-    if (strncmp(p, word, n))
-      continue;
-    char b = p > text ? p[-1] : ' ', a = p[n];
-    int ib = b == '_' || b == '.' || (b >= '0' && b <= '9') || ((b | 32) >= 'a' && (b | 32) <= 'z');
-    int ia = a == '_' || (a >= '0' && a <= '9') || ((a | 32) >= 'a' && (a | 32) <= 'z');
-    if (!ib && !ia)
-      return 1;
-  }
-  return 0;
-}
 
 static const char *kernel_name(const variant *v, const prun *r) {
   strbuf b = {0};
@@ -190,8 +169,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
         sep = " | ";
       }
     sb_puts(&t, *sep == ' ' && sep[1] == '\0' ? " 0;\n" : ";\n");
-    sb_printf(&t, "  const %s kf_n4 = (kf_addresses & 15) == 0 ? %s / 4 : 0;\n", lt, cnt);
+    sb_printf(&t, "  const %s kf_n4 = (kf_addresses & 15) == 0", lt);
+    prun_print_row_alignment(&x);
+    sb_printf(&t, " ? %s / 4 : 0;\n", cnt);
     sb_printf(&t, "  for (%s kf_j = kf_start; kf_j < kf_n4; kf_j += kf_stride) {\n", lt);
+    prun_print_rows(&x, 2);
     for (int i = 0; i < r.nbufs; i++) {
       const prun_buf *bf = &r.bufs[i];
       int read_at_i = 0;
@@ -228,7 +210,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
       prun_unscope(&x, mark);
       x.b = &t;
       sb_puts(&t, "    {\n");
-      if (uses_token(body.s, iv))
+      if (prun_uses_token(body.s, iv))
         sb_printf(&t, "      const %s %s = (%s)(4 * kf_j + %d);\n", it, iv, it, lane);
       sb_puts(&t, body.s ? body.s : "");
       sb_puts(&t, "    }\n");
@@ -240,6 +222,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
                   x.fk.vars[x.out[i]].name);
     sb_puts(&t, "  }\n");
     x.lane = -1;
+    x.split_rows = 0;
     sb_printf(&t, "  for (%s kf_i = 4 * kf_n4 + kf_start; kf_i < %s; kf_i += kf_stride) {\n", lt, cnt);
   } else {
     sb_printf(&t, "  for (%s kf_i = kf_start; kf_i < %s; kf_i += kf_stride) {\n", lt, cnt);
@@ -256,7 +239,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   strbuf call = {0};
   sb_puts(&call, "");
   strbuf dom = {0};
-  xexpr_print(r.domain, &dom);
+  (r.wide ? xexpr_print_wide : xexpr_print)(r.domain, &dom);
   int per_block = block * vec;
   sb_printf(&call, "%s<<<(unsigned)(%s / %d + 1 < 1048576 ? %s / %d + 1 : 1048576), %d, 0, %s>>>(", name,
             dom.s, per_block, dom.s, per_block, block, r.stream);

@@ -206,7 +206,8 @@ static int add_launch(prun *r, const kstep *st) {
   }
   if (!r->nlaunch)
     r->domain = L->domain;
-  r->wide |= ktype_size(L->index_type) > 4;
+  /* a two-dimensional launch's flat element r * n + c may pass the top of int */
+  r->wide |= ktype_size(L->index_type) > 4 || L->row >= 0;
   r->stream = st->stream;
   r->nlaunch++;
   r->nmem++;
@@ -627,6 +628,28 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
 /* The type a buffer's value has in the fused kernel. */
 static const char *value_type(const prun_buf *b) { return b->type; }
 
+/* Whether text (C code) uses the identifier word outside comments. */
+int prun_uses_token(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = text; p && *p; p++) {
+    if (p[0] == '/' && p[1] == '/') {
+      while (*p && *p != '\n')
+        p++;
+      if (!*p)
+        break;
+      continue;
+    }
+    if (strncmp(p, word, n))
+      continue;
+    char b = p > text ? p[-1] : ' ', a = p[n];
+    int ib = b == '_' || b == '.' || (b >= '0' && b <= '9') || ((b | 32) >= 'a' && (b | 32) <= 'z');
+    int ia = a == '_' || (a >= '0' && a <= '9') || ((a | 32) >= 'a' && (a | 32) <= 'z');
+    if (!ib && !ia)
+      return 1;
+  }
+  return 0;
+}
+
 /* Prints the body of one element i at depth: every member, then the stores. */
 void prun_print_element(prun_emit *x, int depth) {
   prun *r = x->r;
@@ -671,6 +694,11 @@ void prun_print_element(prun_emit *x, int depth) {
         sb_printf(b, " = %s[%s];\n", x->fk.params[r->bufs[bi].param].name, x->fk.vars[x->iv].name);
     }
     int d = depth;
+    /* a two-dimensional launch: element i is row * n + column; the code after says which
+     * of the two it uses */
+    strbuf code = {0};
+    if (L->row >= 0)
+      x->b = &code;
     for (int i = 0; i < L->npre; i++)
       print_stmt_x(x, mi, L->pre[i], d, 1);
     if (L->cond) {
@@ -686,6 +714,55 @@ void prun_print_element(prun_emit *x, int depth) {
       for (int i = 0; i < L->nbody; i++)
         print_stmt_x(x, mi, L->body[i], d, 1);
     }
+    if (L->row >= 0) {
+      x->b = b;
+      for (int w = 0; w < 2; w++) {
+        const kvar *kv = &k->vars[w ? L->elem : L->row];
+        const char *t = strncmp(kv->type_spelling, "const ", 6) ? kv->type_spelling : kv->type_spelling + 6;
+        const char *name = x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + (w ? L->elem : L->row)]].name;
+        if (!prun_uses_token(code.s, name))
+          continue;
+        indent(b, d);
+        if (x->split_rows && x->lane >= 0) { /* from prun_print_rows's variables */
+          if (w) {
+            sb_printf(b, "const %s %s = (%s)(4 * kf_j + %d - kf_row%d * (", t, name, t, x->lane, mi + 1);
+            print_x(x, mi, L->bound);
+            sb_puts(b, "));\n");
+          } else
+            sb_printf(b, "const %s %s = (%s)kf_row%d;\n", t, name, t, mi + 1);
+          continue;
+        }
+        sb_printf(b, "const %s %s = (%s)(%s %s (", t, name, t, x->fk.vars[x->iv].name, w ? "%" : "/");
+        print_x(x, mi, L->bound);
+        sb_puts(b, "));\n");
+      }
+      sb_puts(b, code.s ? code.s : "");
+      sb_free(&code);
+    }
+  }
+}
+
+void prun_print_rows(prun_emit *x, int depth) {
+  for (int mi = 0; mi < x->r->nmem; mi++) {
+    const prun_member *mb = &x->r->mem[mi];
+    if (mb->is_memset || mb->L.row < 0)
+      continue;
+    indent(x->b, depth);
+    sb_printf(x->b, "const long long kf_row%d = 4 * kf_j / (", mi + 1);
+    print_x(x, mi, mb->L.bound);
+    sb_puts(x->b, ");\n");
+  }
+  x->split_rows = 1;
+}
+
+void prun_print_row_alignment(prun_emit *x) {
+  for (int mi = 0; mi < x->r->nmem; mi++) {
+    const prun_member *mb = &x->r->mem[mi];
+    if (mb->is_memset || mb->L.row < 0)
+      continue;
+    sb_puts(x->b, " && (");
+    print_x(x, mi, mb->L.bound);
+    sb_puts(x->b, ") % 4 == 0");
   }
 }
 
@@ -737,9 +814,10 @@ static int stmt_uses(const kstmt *s, int p) {
          stmt_uses(s->then, p) || stmt_uses(s->orelse, p);
 }
 
-/* Whether the element's code (not the bounds guard) uses scalar parameter p. */
+/* Whether the element's code (not the bounds guard) uses scalar parameter p: a
+ * two-dimensional launch's row length too, which splits the element into row and column. */
 static int uses_param(const pw_launch *L, int p) {
-  if (expr_uses(L->cond, p))
+  if (expr_uses(L->cond, p) || (L->row >= 0 && expr_uses(L->bound, p)))
     return 1;
   for (int i = 0; i < L->npre; i++)
     if (stmt_uses(L->pre[i], p))
@@ -857,7 +935,7 @@ void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *bas
     const kkernel *k = mb->L.k;
     for (int v = 0; v < k->nvars; v++)
       x->vmap[mi * PRUN_MAX_VARS + v] =
-          v == mb->L.elem ? x->iv
+          v == mb->L.elem && mb->L.row < 0 ? x->iv
                           : prun_new_var(x, arena_printf(x->a, "m%d_%s", mi + 1, k->vars[v].name),
                                          k->vars[v].type_spelling);
   }

@@ -86,6 +86,8 @@ typedef struct prun_emit {
   int *out;                /* per stored buffer: the var of its float4 staging value */
   int *preset;             /* per buffer: the var that holds its value when an element
                             * starts (fuse-epilogue's producer value), or -1; NULL: none */
+  int split_rows;          /* vector path: two-dimensional members take their row and first
+                            * column from prun_print_rows's variables, once per float4 */
   strbuf *b;
 } prun_emit;
 
@@ -133,6 +135,15 @@ int prun_param_offset(arena *a, const kexpr *e, int param, const kexpr **off);
 void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *base_launch);
 /* A new local of the fused kernel, named name unless that is taken. */
 int prun_new_var(prun_emit *x, const char *name, const char *type);
+/* Whether text (C code) uses the identifier word outside comments. */
+int prun_uses_token(const char *text, const char *word);
+/* For the vector path over float4 kf_j: the row of element 4 * kf_j of every
+ * two-dimensional member, printed once at depth (a lane's column is 4 * kf_j + lane minus
+ * the row's start); sets x->split_rows. */
+void prun_print_rows(prun_emit *x, int depth);
+/* " && n % 4 == 0" for every two-dimensional member's row length n (a float4 then never
+ * spans two rows), or nothing. */
+void prun_print_row_alignment(prun_emit *x);
 /* Prints the code of one element (index variable x->iv) at depth: every member in order.
  * Values of buffers already in registers (x->value[b] >= 0, preset by the caller) are
  * kept; the others start unset. */
