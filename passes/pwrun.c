@@ -628,6 +628,15 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
 /* The type a buffer's value has in the fused kernel. */
 static const char *value_type(const prun_buf *b) { return b->type; }
 
+/* Whether e calls a function (which may have effects of its own). */
+static int has_call(const kexpr *e) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_CALL)
+    return 1;
+  return has_call(e->a) || has_call(e->b) || has_call(e->c);
+}
+
 /* Whether text (C code) uses the identifier word outside comments. */
 int prun_uses_token(const char *text, const char *word) {
   size_t n = strlen(word);
@@ -694,51 +703,76 @@ void prun_print_element(prun_emit *x, int depth) {
         sb_printf(b, " = %s[%s];\n", x->fk.params[r->bufs[bi].param].name, x->fk.vars[x->iv].name);
     }
     int d = depth;
-    /* a two-dimensional launch: element i is row * n + column; the code after says which
-     * of the two it uses */
+    /* the body, then (in front of it, last first) the declarations it uses: the index
+     * arithmetic before the guard, and a two-dimensional launch's row and column (element i
+     * is row * n + column); a float4 lane reads its elements from the float4s and often
+     * needs none of them */
     strbuf code = {0};
-    if (L->row >= 0)
-      x->b = &code;
-    for (int i = 0; i < L->npre; i++)
-      print_stmt_x(x, mi, L->pre[i], d, 1);
+    x->b = &code;
     if (L->cond) {
-      indent(b, d);
-      sb_puts(b, "if (");
+      indent(&code, d);
+      sb_puts(&code, "if (");
       print_x(x, mi, L->cond);
-      sb_puts(b, ") {\n");
+      sb_puts(&code, ") {\n");
       for (int i = 0; i < L->nbody; i++)
         print_stmt_x(x, mi, L->body[i], d + 1, 0);
-      indent(b, d);
-      sb_puts(b, "}\n");
+      indent(&code, d);
+      sb_puts(&code, "}\n");
     } else {
-      for (int i = 0; i < L->nbody; i++)
+      /* each statement in order (a store sets the value later loads read), then, last
+       * first, a declaration of the body that nothing after it uses goes */
+      strbuf *one = arena_alloc(x->a, sizeof *one * (size_t)(L->nbody + 1));
+      for (int i = 0; i < L->nbody; i++) {
+        memset(&one[i], 0, sizeof one[i]);
+        x->b = &one[i];
         print_stmt_x(x, mi, L->body[i], d, 1);
-    }
-    if (L->row >= 0) {
-      x->b = b;
-      for (int w = 0; w < 2; w++) {
-        const kvar *kv = &k->vars[w ? L->elem : L->row];
-        const char *t = strncmp(kv->type_spelling, "const ", 6) ? kv->type_spelling : kv->type_spelling + 6;
-        const char *name = x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + (w ? L->elem : L->row)]].name;
-        if (!prun_uses_token(code.s, name))
-          continue;
-        indent(b, d);
-        if (x->split_rows && x->lane >= 0) { /* from prun_print_rows's variables */
-          if (w) {
-            sb_printf(b, "const %s %s = (%s)(4 * kf_j + %d - kf_row%d * (", t, name, t, x->lane, mi + 1);
-            print_x(x, mi, L->bound);
-            sb_puts(b, "));\n");
-          } else
-            sb_printf(b, "const %s %s = (%s)kf_row%d;\n", t, name, t, mi + 1);
-          continue;
-        }
-        sb_printf(b, "const %s %s = (%s)(%s %s (", t, name, t, x->fk.vars[x->iv].name, w ? "%" : "/");
-        print_x(x, mi, L->bound);
-        sb_puts(b, "));\n");
       }
-      sb_puts(b, code.s ? code.s : "");
-      sb_free(&code);
+      for (int i = L->nbody - 1; i >= 0; i--) {
+        const kstmt *st = L->body[i];
+        if (!(st->kind == KST_DECL && !has_call(st->value) &&
+              !prun_uses_token(code.s, x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + st->var]].name))) {
+          sb_puts(&one[i], code.s ? code.s : "");
+          sb_free(&code);
+          code = one[i];
+        } else {
+          sb_free(&one[i]);
+        }
+      }
     }
+    for (int i = L->npre - 1; i >= 0; i--) {
+      if (!prun_uses_token(code.s, x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + L->pre[i]->var]].name))
+        continue;
+      strbuf decl = {0};
+      x->b = &decl;
+      print_stmt_x(x, mi, L->pre[i], d, 1);
+      sb_puts(&decl, code.s ? code.s : "");
+      sb_free(&code);
+      code = decl;
+    }
+    x->b = b;
+    for (int w = 0; L->row >= 0 && w < 2; w++) {
+      const kvar *kv = &k->vars[w ? L->elem : L->row];
+      const char *t = strncmp(kv->type_spelling, "const ", 6) ? kv->type_spelling : kv->type_spelling + 6;
+      const char *name = x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + (w ? L->elem : L->row)]].name;
+      if (!prun_uses_token(code.s, name))
+        continue;
+      indent(b, d);
+      if (x->split_rows && x->lane >= 0) { /* from prun_print_rows's variables */
+        if (w) {
+          sb_printf(b, "const %s %s = (%s)(4 * kf_j + %d - kf_row%d * (", t, name, t, x->lane, mi + 1);
+          print_x(x, mi, L->bound);
+          sb_puts(b, "));\n");
+        } else {
+          sb_printf(b, "const %s %s = (%s)kf_row%d;\n", t, name, t, mi + 1);
+        }
+        continue;
+      }
+      sb_printf(b, "const %s %s = (%s)(%s %s (", t, name, t, x->fk.vars[x->iv].name, w ? "%" : "/");
+      print_x(x, mi, L->bound);
+      sb_puts(b, "));\n");
+    }
+    sb_puts(b, code.s ? code.s : "");
+    sb_free(&code);
   }
 }
 

@@ -3,13 +3,15 @@
 // r * cols + c. It fuses with a one-dimensional launch over the same count; the fused kernel
 // splits each element back into its row and column, once per float4 on the vector path
 // (which then needs cols % 4 == 0, so that no float4 spans two rows), and counts in 64 bits.
+// Declarations the element no longer uses (a float4 lane reads x from the float4, not at
+// idx) are left out.
 // RUN: %kfuse %s --passes=fuse-pointwise --emit=transformed -o - | FileCheck %s
 // CHECK-LABEL: // kfuse fuse-pointwise (block 256, vec 4) of sub_row_max (line {{[0-9]+}}), scale (line {{[0-9]+}}), over (rows * cols) elements
 // CHECK-NEXT: fused_sub_row_max_scale(const float* __restrict__ x, const float* __restrict__ row_max, float* __restrict__ y, int cols, float s1, long long n)
 // CHECK: const long long kf_n4 = (kf_addresses & 15) == 0 && (cols) % 4 == 0 ? n / 4 : 0;
 // CHECK: const long long kf_row1 = 4 * kf_j / (cols);
 // CHECK: const int m1_r = (int)kf_row1;
-// CHECK-NEXT: const int m1_c = (int)(4 * kf_j + 0 - kf_row1 * (cols));
+// CHECK-NEXT: float t_v = x_4.x - row_max[m1_r];
 // CHECK: for (long long kf_i = 4 * kf_n4 + kf_start; kf_i < n; kf_i += kf_stride) {
 // CHECK-NEXT: const long long i = (long long)kf_i;
 // CHECK-NEXT: // sub_row_max
