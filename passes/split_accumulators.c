@@ -40,118 +40,20 @@
 
 #include "../lib/print.h"
 #include "pass.h"
+#include "reduce.h"
 
-enum { MAX_LOOPS = 16, MAX_DECLS = 16 };
-
-/* One loop the pass splits. */
-typedef struct acc_loop {
-  const kstmt *loop;
-  int acc;                      /* the accumulator */
-  const char *fn;               /* fmaxf, fminf, max, min; NULL for a sum */
-  const kexpr *term;            /* f */
-  const kstmt *decls[MAX_DECLS];
-  int ndecls;
-} acc_loop;
+enum { MAX_LOOPS = 16 };
 
 typedef struct split_info {
   const kkernel *k;
-  acc_loop loops[MAX_LOOPS];
+  red_loop loops[MAX_LOOPS];
   int nloops;
 } split_info;
-
-static const kexpr *strip(const kexpr *e) {
-  while (e && e->kind == KE_CAST)
-    e = e->a;
-  return e;
-}
-
-/* Whether e names variable var. */
-static int names(const kexpr *e, int var) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_VAR && e->var == var)
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (names(e->args[i], var))
-      return 1;
-  return names(e->a, var) || names(e->b, var) || names(e->c, var);
-}
-
-static int is_var(const kexpr *e, int var) {
-  e = strip(e);
-  return e && e->kind == KE_VAR && e->var == var;
-}
-
-/* The update of the accumulator: acc += f, acc = acc + f, acc = fn(acc, f) / fn(f, acc). */
-static int match_update(const kkernel *k, const kstmt *s, acc_loop *L) {
-  if (s->kind != KST_ASSIGN || s->member || k->vars[s->var].kind != KV_LOCAL || !s->value)
-    return 0;
-  L->acc = s->var;
-  const kexpr *v = s->value;
-  if (s->op == KO_ADD) {
-    L->fn = NULL;
-    L->term = v;
-  } else if (s->op >= 0) {
-    return 0;
-  } else if (v->kind == KE_BINARY && v->op == KO_ADD && (is_var(v->a, s->var) || is_var(v->b, s->var))) {
-    L->fn = NULL;
-    L->term = is_var(v->a, s->var) ? v->b : v->a;
-  } else if (v->kind == KE_CALL && v->nargs == 2 &&
-             (!strcmp(v->text, "fmaxf") || !strcmp(v->text, "fminf") || !strcmp(v->text, "max") ||
-              !strcmp(v->text, "min")) &&
-             (is_var(v->args[0], s->var) || is_var(v->args[1], s->var))) {
-    L->fn = v->text;
-    L->term = is_var(v->args[0], s->var) ? v->args[1] : v->args[0];
-  } else {
-    return 0;
-  }
-  return !names(L->term, s->var);
-}
-
-/* Whether statement s (nested ones included) assigns var. */
-static int assigns(const kstmt *s, int var) {
-  if (!s)
-    return 0;
-  if ((s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == var)
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (assigns(s->body[i], var))
-      return 1;
-  return assigns(s->then, var) || assigns(s->orelse, var) || assigns(s->init, var) || assigns(s->step, var);
-}
-
-/* Whether loop s is one to split; fills *L. */
-static int match_loop(const kkernel *k, const kstmt *s, acc_loop *L) {
-  memset(L, 0, sizeof *L);
-  if (s->kind != KST_FOR || s->loop_var < 0 || !s->lo || !s->hi || !s->stride || s->hi_inclusive || !s->then ||
-      !s->init || s->init->kind != KST_DECL || s->init->var != s->loop_var)
-    return 0;
-  int j = s->loop_var;
-  const kstmt *b = s->then;
-  const kstmt *const *items = (const kstmt *const *)&b;
-  int n = 1;
-  if (b->kind == KST_BLOCK && !b->text) {
-    items = (const kstmt *const *)b->body;
-    n = b->nbody;
-  }
-  if (n < 1 || n > MAX_DECLS + 1 || !match_update(k, items[n - 1], L))
-    return 0;
-  for (int i = 0; i + 1 < n; i++) {
-    const kstmt *d = items[i];
-    if (d->kind != KST_DECL || !d->value || k->vars[d->var].kind != KV_LOCAL || names(d->value, L->acc))
-      return 0;
-    L->decls[L->ndecls++] = d;
-  }
-  if (assigns(b, j) || names(s->hi, L->acc) || names(s->hi, j) || names(s->stride, L->acc) || names(s->stride, j))
-    return 0;
-  L->loop = s;
-  return 1;
-}
 
 static void find_loops(const kkernel *k, const kstmt *s, split_info *si) {
   if (!s || si->nloops >= MAX_LOOPS)
     return;
-  if (s->kind == KST_FOR && match_loop(k, s, &si->loops[si->nloops])) {
+  if (s->kind == KST_FOR && red_match_loop(k, s, &si->loops[si->nloops])) {
     si->nloops++;
     return;
   }
@@ -223,7 +125,7 @@ typedef struct printing {
   const kkernel *k;
   const split_info *si;
   int ways;
-  const acc_loop *cur;    /* the loop being printed, or NULL */
+  const red_loop *cur;    /* the loop being printed, or NULL */
   const char *acc_name;   /* cur's accumulator in this copy */
   print_hooks hooks;
 } printing;
@@ -244,11 +146,9 @@ static void indent(strbuf *b, int depth) {
     sb_puts(b, "  ");
 }
 
-static const char *unconst(const char *t) { return strncmp(t, "const ", 6) ? t : t + 6; }
-
 /* One step of loop L, in braces at depth - 1 (unless `bare`), with j = kf_j + copy * s,
  * into accumulator `acc`. */
-static void print_step(printing *p, const acc_loop *L, int copy, const char *acc, int depth, int bare, strbuf *b) {
+static void print_step(printing *p, const red_loop *L, int copy, const char *acc, int depth, int bare, strbuf *b) {
   const kvar *jv = &p->k->vars[L->loop->loop_var];
   if (!bare) {
     indent(b, depth);
@@ -256,7 +156,7 @@ static void print_step(printing *p, const acc_loop *L, int copy, const char *acc
   }
   depth -= bare;
   indent(b, depth + 1);
-  sb_printf(b, "const %s %s = (%s)(kf_j", unconst(jv->type_spelling), jv->name, unconst(jv->type_spelling));
+  sb_printf(b, "const %s %s = (%s)(kf_j", k_unconst(jv->type_spelling), jv->name, k_unconst(jv->type_spelling));
   if (copy) {
     sb_printf(b, " + %d * (long long)(", copy);
     pexpr(p, L->loop->stride, b);
@@ -292,14 +192,14 @@ static void print_step(printing *p, const acc_loop *L, int copy, const char *acc
 
 static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   printing *p = ctx;
-  const acc_loop *L = NULL;
+  const red_loop *L = NULL;
   for (int i = 0; i < p->si->nloops; i++)
     if (p->si->loops[i].loop == s)
       L = &p->si->loops[i];
   if (!L || p->cur)
     return 0;
   const kvar *av = &p->k->vars[L->acc];
-  const char *acc = av->name, *T = unconst(av->type_spelling);
+  const char *acc = av->name, *T = k_unconst(av->type_spelling);
   int w = p->ways;
   indent(b, depth);
   sb_printf(b, "{ // kfuse split-accumulators: %s in %d accumulators, %d steps at a time\n", acc, w, w);

@@ -1,0 +1,308 @@
+/* reduce.c: reduction loops and block row reductions (reduce.h). */
+#include "reduce.h"
+
+#include <string.h>
+
+/* ---- expressions and statements ---- */
+
+const kexpr *kx_strip(const kexpr *e) {
+  while (e && e->kind == KE_CAST)
+    e = e->a;
+  return e;
+}
+
+int kx_names(const kexpr *e, int var) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR && e->var == var)
+    return 1;
+  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->var == var)
+    return 1; /* through a pointer local, or of a shared or local array */
+  for (int i = 0; i < e->nargs; i++)
+    if (kx_names(e->args[i], var))
+      return 1;
+  return kx_names(e->a, var) || kx_names(e->b, var) || kx_names(e->c, var);
+}
+
+int kx_is_var(const kexpr *e, int var) {
+  e = kx_strip(e);
+  return e && e->kind == KE_VAR && e->var == var;
+}
+
+int kx_uses_builtins(const kexpr *e, unsigned which) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_BUILTIN && (which >> e->builtin & 1u))
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (kx_uses_builtins(e->args[i], which))
+      return 1;
+  return kx_uses_builtins(e->a, which) || kx_uses_builtins(e->b, which) || kx_uses_builtins(e->c, which);
+}
+
+int kst_assigns(const kstmt *s, int var) {
+  if (!s)
+    return 0;
+  if ((s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == var)
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (kst_assigns(s->body[i], var))
+      return 1;
+  return kst_assigns(s->then, var) || kst_assigns(s->orelse, var) || kst_assigns(s->init, var) ||
+         kst_assigns(s->step, var);
+}
+
+void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max) {
+  if (!s)
+    return;
+  if (s->kind == KST_BLOCK) {
+    for (int i = 0; i < s->nbody; i++)
+      kst_flatten(s->body[i], v, n, max);
+    return;
+  }
+  if (*n < max)
+    v[*n] = s;
+  (*n)++;
+}
+
+const char *k_unconst(const char *t) { return strncmp(t, "const ", 6) ? t : t + 6; }
+
+/* ---- reduction loops ---- */
+
+static int is_minmax(const char *fn) {
+  return !strcmp(fn, "fmaxf") || !strcmp(fn, "fminf") || !strcmp(fn, "max") || !strcmp(fn, "min");
+}
+
+/* The update of the accumulator: acc += f, acc = acc + f, acc = fn(acc, f) / fn(f, acc). */
+static int match_update(const kkernel *k, const kstmt *s, red_loop *L) {
+  if (s->kind != KST_ASSIGN || s->member || k->vars[s->var].kind != KV_LOCAL || !s->value)
+    return 0;
+  L->acc = s->var;
+  const kexpr *v = s->value;
+  if (s->op == KO_ADD) {
+    L->fn = NULL;
+    L->term = v;
+  } else if (s->op >= 0) {
+    return 0;
+  } else if (v->kind == KE_BINARY && v->op == KO_ADD && (kx_is_var(v->a, s->var) || kx_is_var(v->b, s->var))) {
+    L->fn = NULL;
+    L->term = kx_is_var(v->a, s->var) ? v->b : v->a;
+  } else if (v->kind == KE_CALL && v->nargs == 2 && is_minmax(v->text) &&
+             (kx_is_var(v->args[0], s->var) || kx_is_var(v->args[1], s->var))) {
+    L->fn = v->text;
+    L->term = kx_is_var(v->args[0], s->var) ? v->args[1] : v->args[0];
+  } else {
+    return 0;
+  }
+  return !kx_names(L->term, s->var);
+}
+
+int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L) {
+  memset(L, 0, sizeof *L);
+  if (s->kind != KST_FOR || s->loop_var < 0 || !s->lo || !s->hi || !s->stride || s->hi_inclusive || !s->then ||
+      !s->init || s->init->kind != KST_DECL || s->init->var != s->loop_var)
+    return 0;
+  int j = s->loop_var;
+  const kstmt *b = s->then;
+  const kstmt *const *items = (const kstmt *const *)&b;
+  int n = 1;
+  if (b->kind == KST_BLOCK && !b->text) {
+    items = (const kstmt *const *)b->body;
+    n = b->nbody;
+  }
+  if (n < 1 || n > RED_MAX_DECLS + 1 || !match_update(k, items[n - 1], L))
+    return 0;
+  for (int i = 0; i + 1 < n; i++) {
+    const kstmt *d = items[i];
+    if (d->kind != KST_DECL || !d->value || k->vars[d->var].kind != KV_LOCAL || kx_names(d->value, L->acc))
+      return 0;
+    L->decls[L->ndecls++] = d;
+  }
+  if (kst_assigns(b, j) || kx_names(s->hi, L->acc) || kx_names(s->hi, j) || kx_names(s->stride, L->acc) ||
+      kx_names(s->stride, j))
+    return 0;
+  L->loop = s;
+  return 1;
+}
+
+/* ---- block row reductions ---- */
+
+#define B(x) (1u << (x))
+/* what may not appear where the block size may change: thread indices, block sizes */
+static const unsigned THREAD_DEPENDENT = B(KB_TID_X) | B(KB_TID_Y) | B(KB_TID_Z) | B(KB_BDIM_X) | B(KB_BDIM_Y) |
+                                         B(KB_BDIM_Z) | B(KB_WARPSIZE);
+
+static int is_builtin(const kexpr *e, kbuiltin b) {
+  e = kx_strip(e);
+  return e && e->kind == KE_BUILTIN && e->builtin == b;
+}
+
+static int is_int(const kexpr *e, long long v) {
+  e = kx_strip(e);
+  return e && (e->kind == KE_INT || e->kind == KE_CONST) && e->ival == v;
+}
+
+/* blockDim.x, or the launch's constant block size spelled as a number or a constant */
+static int is_block(const kexpr *e, long long threads) { return is_builtin(e, KB_BDIM_X) || is_int(e, threads); }
+
+/* a load of shared array var at threadIdx.x (+ s when s >= 0; at 0 when s == -2) */
+static int is_smem_at(const kexpr *e, int var, int s) {
+  e = kx_strip(e);
+  if (!e || e->kind != KE_LOAD || e->param >= 0 || e->var != var)
+    return 0;
+  const kexpr *i = kx_strip(e->a);
+  if (s == -2)
+    return is_int(i, 0);
+  if (s < 0)
+    return is_builtin(i, KB_TID_X);
+  return i && i->kind == KE_BINARY && i->op == KO_ADD &&
+         ((is_builtin(i->a, KB_TID_X) && kx_is_var(i->b, s)) || (is_builtin(i->b, KB_TID_X) && kx_is_var(i->a, s)));
+}
+
+/* Whether e reads the shared array var anywhere but at [0] */
+static int reads_smem_elsewhere(const kexpr *e, int var) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_LOAD && e->param < 0 && e->var == var)
+    return !is_smem_at(e, var, -2);
+  if (e->kind == KE_ADDR && e->var == var)
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (reads_smem_elsewhere(e->args[i], var))
+      return 1;
+  return reads_smem_elsewhere(e->a, var) || reads_smem_elsewhere(e->b, var) || reads_smem_elsewhere(e->c, var);
+}
+
+/* The tree: for (s = blockDim.x / 2; s > 0; s >>= 1) { if (threadIdx.x < s) smem[t] op= smem[t + s];
+ * __syncthreads(); }, op the loop's. */
+static int match_tree(const block_red *r, const kstmt *t) {
+  long long bt = r->st->block_threads;
+  if (t->kind != KST_FOR || !t->init || t->init->kind != KST_DECL || !t->init->value || !t->cond || !t->step)
+    return 0;
+  int s = t->init->var;
+  const kexpr *lo = kx_strip(t->init->value);
+  int half = is_int(lo, bt / 2) ||
+             (lo->kind == KE_BINARY && ((lo->op == KO_DIV && is_int(lo->b, 2)) || (lo->op == KO_SHR && is_int(lo->b, 1))) &&
+              is_block(lo->a, bt));
+  const kexpr *c = kx_strip(t->cond);
+  int cond = c && c->kind == KE_BINARY && c->op == KO_GT && kx_is_var(c->a, s) && is_int(c->b, 0);
+  const kstmt *st = t->step;
+  int step = st->kind == KST_ASSIGN && st->var == s && !st->member &&
+             ((st->op == KO_SHR && is_int(st->value, 1)) || (st->op == KO_DIV && is_int(st->value, 2)));
+  if (!half || !cond || !step)
+    return 0;
+  const kstmt *v[4];
+  int n = 0;
+  kst_flatten(t->then, v, &n, 4);
+  if (n != 2 || v[0]->kind != KST_IF || v[0]->orelse || v[1]->kind != KST_SYNC)
+    return 0;
+  const kexpr *g = kx_strip(v[0]->cond);
+  if (!g || g->kind != KE_BINARY || g->op != KO_LT || !is_builtin(g->a, KB_TID_X) || !kx_is_var(g->b, s))
+    return 0;
+  const kstmt *u[2];
+  int nu = 0;
+  kst_flatten(v[0]->then, u, &nu, 2);
+  if (nu != 1 || u[0]->kind != KST_STORE || u[0]->array_var != r->smem || !is_builtin(u[0]->index, KB_TID_X))
+    return 0;
+  const kexpr *val = kx_strip(u[0]->value);
+  if (!r->loop.fn) { /* smem[t] += smem[t + s], or = smem[t] + smem[t + s] */
+    if (u[0]->op == KO_ADD)
+      return is_smem_at(val, r->smem, s);
+    return u[0]->op < 0 && val->kind == KE_BINARY && val->op == KO_ADD &&
+           ((is_smem_at(val->a, r->smem, -1) && is_smem_at(val->b, r->smem, s)) ||
+            (is_smem_at(val->b, r->smem, -1) && is_smem_at(val->a, r->smem, s)));
+  }
+  return u[0]->op < 0 && val->kind == KE_CALL && val->nargs == 2 && !strcmp(val->text, r->loop.fn) &&
+         ((is_smem_at(val->args[0], r->smem, -1) && is_smem_at(val->args[1], r->smem, s)) ||
+          (is_smem_at(val->args[1], r->smem, -1) && is_smem_at(val->args[0], r->smem, s)));
+}
+
+const char *block_red_match(const kmodel *m, const kstep *st, block_red *r) {
+  memset(r, 0, sizeof *r);
+  r->st = st;
+  r->smem = r->out = -1;
+  if (st->kind != KS_LAUNCH || st->kernel < 0)
+    return "is no launch of a kernel of this file";
+  const kkernel *k = &m->kernels[st->kernel];
+  r->k = k;
+  long long bt = st->block_threads;
+  if (!k->body || k->is_template || st->nargs != k->nparams)
+    return "is no lifted kernel launched with its parameters";
+  if (!k->uses_shared || !k->uses_sync || k->uses_atomics || k->uses_warp)
+    return "does not reduce through shared memory alone";
+  if (bt < 32 || bt > 1024 || (bt & (bt - 1)))
+    return "is not launched with a constant power-of-two block";
+  const kstmt *v[RED_MAX_PRE + 8];
+  int n = 0, i = 0, acc_decl = -1;
+  kst_flatten(k->body, v, &n, RED_MAX_PRE + 8);
+  if (n > RED_MAX_PRE + 8)
+    return "has too many statements";
+  /* the declarations, then the loop */
+  for (; i < n && v[i]->kind == KST_DECL; i++) {
+    const kvar *dv = &k->vars[v[i]->var];
+    if (dv->kind == KV_SHARED && !dv->shared_scalar && r->smem < 0 && !v[i]->value) {
+      r->smem = v[i]->var;
+      continue;
+    }
+    if (dv->kind != KV_LOCAL || !v[i]->value || kx_uses_builtins(v[i]->value, THREAD_DEPENDENT))
+      return "declares something other than locals of the block before its loop";
+    if (dv->nassign == 0) {
+      if (r->npre >= RED_MAX_PRE)
+        return "has too many declarations";
+      r->pre[r->npre++] = v[i];
+    } else if (acc_decl < 0) {
+      acc_decl = i;
+    } else {
+      return "has more than one variable assigned after its declaration";
+    }
+  }
+  if (r->smem < 0 || acc_decl < 0 || i >= n || !red_match_loop(k, v[i], &r->loop) ||
+      r->loop.acc != v[acc_decl]->var)
+    return "does not start with a shared array, an accumulator and a loop that updates it";
+  if (k->vars[r->smem].type != k->vars[r->loop.acc].type)
+    return "reduces in a shared array of another type than its accumulator";
+  r->init = v[acc_decl]->value;
+  const kstmt *L = r->loop.loop;
+  if (!is_builtin(L->lo, KB_TID_X) || !is_block(L->stride, bt))
+    return "has a loop that does not stride over the row by the block";
+  if (kx_uses_builtins(L->hi, THREAD_DEPENDENT) || kx_uses_builtins(r->loop.term, THREAD_DEPENDENT))
+    return "has a loop whose bound or terms depend on the thread";
+  if (kx_names(r->loop.term, r->smem))
+    return "reads its shared array in its loop";
+  for (int d = 0; d < r->loop.ndecls; d++)
+    if (kx_uses_builtins(r->loop.decls[d]->value, THREAD_DEPENDENT) || kx_names(r->loop.decls[d]->value, r->smem))
+      return "has a loop whose terms depend on the thread";
+  if (!r->loop.fn && !is_int(r->init, 0) && !(kx_strip(r->init)->kind == KE_FLT && kx_strip(r->init)->fval == 0.0))
+    return "sums from a start other than zero";
+  if (kx_uses_builtins(r->init, THREAD_DEPENDENT) || kx_names(r->init, r->smem))
+    return "starts its accumulator from a value of the thread";
+  i++;
+  /* smem[threadIdx.x] = acc; __syncthreads(); the tree */
+  if (i + 4 != n || v[i]->kind != KST_STORE || v[i]->array_var != r->smem || v[i]->op >= 0 ||
+      !is_builtin(v[i]->index, KB_TID_X) || !kx_is_var(v[i]->value, r->loop.acc) || v[i + 1]->kind != KST_SYNC ||
+      !match_tree(r, v[i + 2]))
+    return "does not combine its threads' values with a shared-memory halving tree";
+  /* if (threadIdx.x == 0) out[X] = g(smem[0]); */
+  const kstmt *f = v[i + 3];
+  const kexpr *c = f->kind == KST_IF ? kx_strip(f->cond) : NULL;
+  if (!c || f->orelse || c->kind != KE_BINARY || c->op != KO_EQ ||
+      !((is_builtin(c->a, KB_TID_X) && is_int(c->b, 0)) || (is_builtin(c->b, KB_TID_X) && is_int(c->a, 0))))
+    return "does not end with `if (threadIdx.x == 0) out[...] = ...;`";
+  const kstmt *u[2];
+  int nu = 0;
+  kst_flatten(f->then, u, &nu, 2);
+  if (nu != 1 || u[0]->kind != KST_STORE || u[0]->param < 0 || u[0]->op >= 0)
+    return "does not end with one store of the block's value";
+  r->store = u[0];
+  r->out = u[0]->param;
+  if (kx_uses_builtins(u[0]->index, THREAD_DEPENDENT) || kx_uses_builtins(u[0]->value, THREAD_DEPENDENT) ||
+      reads_smem_elsewhere(u[0]->index, r->smem) || reads_smem_elsewhere(u[0]->value, r->smem) ||
+      kx_names(u[0]->value, r->loop.acc) || kx_names(u[0]->index, r->loop.acc))
+    return "stores a value that depends on the thread";
+  for (int p = 0; p < k->nparams; p++)
+    if (k->params[p].is_pointer && k->params[p].writes && p != r->out)
+      return "writes another buffer as well";
+  if (k->params[r->out].reads)
+    return "reads the buffer it stores its value in";
+  return NULL;
+}

@@ -1,0 +1,87 @@
+/*
+ * reduce.h: reductions as the passes see them, over the lifted model.
+ *
+ * A *reduction loop* is a canonical loop whose body is declarations of locals followed by
+ * one update of an accumulator (split-accumulators rewrites it; block reductions start
+ * with one):
+ *
+ *   for (J j = lo; j < hi; j += s) { decls; acc += f; }     (acc = acc + f, fmaxf(acc, f)...)
+ *
+ * A *block row reduction* is a kernel that gives each block one value to compute from a
+ * row, in the form the references write it:
+ *
+ *   __shared__ T smem[...];  decls;  T acc = init;
+ *   for (int j = threadIdx.x; j < n; j += blockDim.x) acc = op(acc, f(j));
+ *   smem[threadIdx.x] = acc;  __syncthreads();
+ *   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+ *     if (threadIdx.x < s) smem[threadIdx.x] = op(smem[threadIdx.x], smem[threadIdx.x + s]);
+ *     __syncthreads();
+ *   }
+ *   if (threadIdx.x == 0) out[X] = g(smem[0]);
+ *
+ * launched with a power-of-two block. The block computes out[X] = g(init op f(0) op ...
+ * op f(n - 1)) (for a sum, init must be 0: each thread starts from it), where the
+ * declarations, n, f, X and g depend on the block (blockIdx, the parameters, loads at
+ * indices of those) but on no thread index and not on the block's size: a pass may then
+ * compute the same value with another block size and another order of the terms.
+ */
+#ifndef KFUSE_REDUCE_H
+#define KFUSE_REDUCE_H
+
+#include "../lib/model.h"
+
+enum { RED_MAX_DECLS = 16, RED_MAX_PRE = 32 };
+
+/* ---- expressions and statements of a kernel ---- */
+
+/* e without the casts around it. */
+const kexpr *kx_strip(const kexpr *e);
+/* Whether e names variable var. */
+int kx_names(const kexpr *e, int var);
+/* Whether e is variable var (casts aside). */
+int kx_is_var(const kexpr *e, int var);
+/* Whether e holds a builtin index (threadIdx, blockIdx, blockDim...) of which `which` is a
+ * bit mask (1 << kbuiltin). */
+int kx_uses_builtins(const kexpr *e, unsigned which);
+/* Whether statement s (nested ones included) assigns or declares var. */
+int kst_assigns(const kstmt *s, int var);
+/* The statements of s in order, plain blocks and multi-declarator groups flattened; *n may
+ * end past max (then only the first max are stored). */
+void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max);
+/* A type spelling without a leading const. */
+const char *k_unconst(const char *t);
+
+/* ---- reduction loops ---- */
+
+typedef struct red_loop {
+  const kstmt *loop;
+  int acc;                      /* the accumulator */
+  const char *fn;               /* fmaxf, fminf, max, min; NULL for a sum */
+  const kexpr *term;            /* f */
+  const kstmt *decls[RED_MAX_DECLS];
+  int ndecls;
+} red_loop;
+
+/* Whether s is a reduction loop (above; f and the declarations do not name acc, nothing
+ * in the body assigns j, hi and s name neither acc nor j); fills *L. */
+int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L);
+
+/* ---- block row reductions ---- */
+
+typedef struct block_red {
+  const kstep *st;              /* the launch */
+  const kkernel *k;
+  red_loop loop;                /* j from threadIdx.x to n step blockDim.x */
+  const kexpr *init;            /* the accumulator's initial value */
+  int smem;                     /* the shared array of the tree */
+  const kstmt *pre[RED_MAX_PRE]; /* the declarations before the loop (the accumulator's
+                                 * and the shared array's aside), in order */
+  int npre;
+  const kstmt *store;           /* out[X] = g(smem[0]) */
+  int out;                      /* out's parameter */
+} block_red;
+
+/* Whether launch st is a block row reduction; fills *r. Otherwise returns why not. */
+const char *block_red_match(const kmodel *m, const kstep *st, block_red *r);
+
+#endif
