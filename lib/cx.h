@@ -44,6 +44,9 @@ void cx_linecol(const kmodel *m, unsigned off, unsigned *line, unsigned *col);
 
 /* The lifter (lift.c): fills kernel k from its cursor. */
 void lift_kernel(cxctx *c, CXCursor fn, kkernel *k);
+/* Lifts a functor's __device__ operator() into k: its parameters, then the struct's fields
+ * (read through the implicit this) as further parameters; a `return e;` keeps e. */
+void lift_functor(cxctx *c, CXCursor method, const CXCursor *fields, int nfields, kkernel *k);
 /* The launch-sequence builder (seq.c): fills e's steps from its cursor. */
 void seq_entry(cxctx *c, CXCursor fn, kentry *e);
 

@@ -51,7 +51,7 @@ static void flatten_steps(const kstep *v, int n, const kstep **all) {
 
 /* ---------------------------------------------------------------- text */
 
-static void text_steps(const kentry *e, const kstep *v, int n, const kstep **all, int depth,
+static void text_steps(const kmodel *m, const kentry *e, const kstep *v, int n, const kstep **all, int depth,
                        strbuf *b, arena *ar) {
   for (int i = 0; i < n; i++) {
     const kstep *s = &v[i];
@@ -62,6 +62,8 @@ static void text_steps(const kentry *e, const kstep *v, int n, const kstep **all
     case KS_LAUNCH:
       sb_printf(b, " %s<<<%s, %s, %s, %s>>>%s", s->callee, s->grid, s->block, s->smem, s->stream,
                 s->kernel < 0 ? " (kernel not in this file)" : "");
+      if (s->kernel >= 0 && m->kernels[s->kernel].instance)
+        sb_printf(b, " (instance %s)", m->kernels[s->kernel].name);
       break;
     case KS_ALLOC:
       sb_printf(b, " %s = %s(%s)", s->var ? s->var : "?", s->callee, s->size ? s->size : "?");
@@ -90,12 +92,12 @@ static void text_steps(const kentry *e, const kstep *v, int n, const kstep **all
         sb_printf(b, "%s%s", nw++ ? ", " : "  writes ", bn);
     }
     sb_putc(b, '\n');
-    text_steps(e, s->body, s->nbody, all, depth + 1, b, ar);
+    text_steps(m, e, s->body, s->nbody, all, depth + 1, b, ar);
     if (s->norelse) {
       for (int d = 0; d < depth; d++)
         sb_puts(b, "  ");
       sb_puts(b, "    else\n");
-      text_steps(e, s->orelse, s->norelse, all, depth + 1, b, ar);
+      text_steps(m, e, s->orelse, s->norelse, all, depth + 1, b, ar);
     }
   }
 }
@@ -196,14 +198,17 @@ static void text_entry(const kmodel *m, const kentry *e, strbuf *b) {
   const kstep **all = arena_alloc(m->arena, sizeof *all * (size_t)(e->nflat + 1));
   flatten_steps(e->steps, e->nsteps, all);
   sb_printf(b, "  steps: %d\n", e->nflat);
-  text_steps(e, e->steps, e->nsteps, all, 0, b, m->arena);
+  text_steps(m, e, e->steps, e->nsteps, all, 0, b, m->arena);
   text_dataflow(e, all, b, m->arena);
 }
 
 static void text_kernel(const kmodel *m, const kkernel *k, strbuf *b) {
   unsigned line = k->loc.line;
-  sb_printf(b, "kernel %s (line %u)%s%s\n", k->name, line, k->is_template ? " template" : "",
+  sb_printf(b, "kernel %s (line %u)%s%s", k->name, line, k->is_template ? " template" : "",
             k->launched ? "" : " (not launched by an entry)");
+  if (k->instance)
+    sb_printf(b, " instance: %s, functors inlined", k->instance_of);
+  sb_putc(b, '\n');
   for (int i = 0; i < k->nparams; i++) {
     const kkparam *p = &k->params[i];
     sb_printf(b, "  param %s: %s", p->name, p->type_spelling);
@@ -359,7 +364,7 @@ static const char *expr_string(const kkernel *k, const kexpr *e, arena *a) {
   return r;
 }
 
-static void json_steps(jw *w, const char *key, const kentry *e, const kstep *v, int n,
+static void json_steps(jw *w, const char *key, const kmodel *m, const kentry *e, const kstep *v, int n,
                        const kstep **all, arena *ar) {
   jw_open(w, key, '[');
   for (int i = 0; i < n; i++) {
@@ -374,6 +379,8 @@ static void json_steps(jw *w, const char *key, const kentry *e, const kstep *v, 
       jw_str(w, "block", s->block);
       jw_str(w, "smem", s->smem);
       jw_str(w, "stream", s->stream);
+      if (s->kernel >= 0 && m->kernels[s->kernel].instance)
+        jw_str(w, "instance", m->kernels[s->kernel].name);
     }
     if (s->kind == KS_ALLOC || s->kind == KS_FREE) {
       jw_str(w, "var", s->var);
@@ -393,9 +400,9 @@ static void json_steps(jw *w, const char *key, const kentry *e, const kstep *v, 
     }
     jw_close(w, ']');
     if (s->nbody)
-      json_steps(w, "body", e, s->body, s->nbody, all, ar);
+      json_steps(w, "body", m, e, s->body, s->nbody, all, ar);
     if (s->norelse)
-      json_steps(w, "else", e, s->orelse, s->norelse, all, ar);
+      json_steps(w, "else", m, e, s->orelse, s->norelse, all, ar);
     jw_close(w, '}');
   }
   jw_close(w, ']');
@@ -445,7 +452,7 @@ static void json_entry(jw *w, const kmodel *m, const kentry *e) {
   jw_bool(w, "deterministic", e->annot.deterministic);
   const kstep **all = arena_alloc(m->arena, sizeof *all * (size_t)(e->nflat + 1));
   flatten_steps(e->steps, e->nsteps, all);
-  json_steps(w, "steps", e, e->steps, e->nsteps, all, m->arena);
+  json_steps(w, "steps", m, e, e->steps, e->nsteps, all, m->arena);
   jw_close(w, '}');
 }
 

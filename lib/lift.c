@@ -27,6 +27,8 @@ typedef struct lifter {
   int cap_var_decl;
   int loop_depth;
   int failed;
+  int functor_args;         /* lifting a functor's operator(): its parameters, before the
+                             * fields (which follow as parameters); -1 for a kernel */
 } lifter;
 
 static void opaque(lifter *L, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -584,7 +586,30 @@ static int member_base(lifter *L, CXCursor k, CXCursor *base) {
   return 1;
 }
 
+/* A functor's field read through the implicit `this`: the parameter that stands for it,
+ * else -1. */
+static int field_param(lifter *L, CXCursor k) {
+  CXCursor ref = clang_getCursorReferenced(k);
+  if (L->functor_args < 0 || clang_getCursorKind(ref) != CXCursor_FieldDecl)
+    return -1;
+  cxlist ch = expr_children(L, k);
+  if (ch.n > 1 || (ch.n == 1 && clang_getCursorKind(ch.v[0]) != CXCursor_CXXThisExpr))
+    return -1;
+  unsigned off = decl_offset(ref);
+  for (int i = L->functor_args; i < L->k->nparams; i++)
+    if (L->param_decl[i] == off)
+      return i;
+  return -1;
+}
+
 static kexpr *lift_member(lifter *L, CXCursor k) {
+  int fp = field_param(L, k);
+  if (fp >= 0) {
+    kexpr *e = new_expr(L, KE_PARAM, k);
+    e->param = fp;
+    e->text = L->k->params[fp].name;
+    return e;
+  }
   CXCursor base;
   if (!member_base(L, k, &base))
     return NULL;
@@ -1248,6 +1273,11 @@ static kstmt *lift_stmt(lifter *L, CXCursor k) {
   }
   case CXCursor_ReturnStmt: {
     cxlist ch = cx_children(L->c, k);
+    if (ch.n == 1 && L->functor_args >= 0) { /* a functor's result */
+      kstmt *st = new_stmt(L, KST_RETURN, k);
+      st->value = lift_expr(L, ch.v[0]);
+      return st->value ? st : NULL;
+    }
     if (ch.n) {
       opaque(L, k, "return with a value");
       return NULL;
@@ -1501,6 +1531,59 @@ static int pure_index(const kexpr *e) {
   return pure_index(e->a) && pure_index(e->b) && pure_index(e->c);
 }
 
+/* A buffer passed (as a pointer into it) to a call: the callee may read it, and write it
+ * unless it is const. */
+static void mark_pointer_uses(lifter *L, const kexpr *e) {
+  if (!e)
+    return;
+  int p = -1;
+  if (e->kind == KE_PARAM && L->k->params[e->param].is_pointer)
+    p = e->param;
+  else if (e->kind == KE_VAR && L->var_base[e->var] >= 0)
+    p = L->var_base[e->var];
+  if (p >= 0) {
+    L->k->params[p].reads = 1;
+    if (!L->k->params[p].is_const)
+      L->k->params[p].writes = 1;
+    return;
+  }
+  if (e->kind == KE_LOAD)
+    return; /* a value, not the pointer */
+  mark_pointer_uses(L, e->a);
+  mark_pointer_uses(L, e->b);
+  mark_pointer_uses(L, e->c);
+}
+
+static void mark_pointer_args_in(lifter *L, const kexpr *e) {
+  if (!e)
+    return;
+  if (e->kind == KE_CALL)
+    for (int i = 0; i < e->nargs; i++)
+      mark_pointer_uses(L, e->args[i]);
+  for (int i = 0; i < e->nargs; i++)
+    mark_pointer_args_in(L, e->args[i]);
+  mark_pointer_args_in(L, e->a);
+  mark_pointer_args_in(L, e->b);
+  mark_pointer_args_in(L, e->c);
+}
+
+static void mark_pointer_args(lifter *L, const kstmt *s) {
+  if (!s)
+    return;
+  mark_pointer_args_in(L, s->value);
+  mark_pointer_args_in(L, s->index);
+  mark_pointer_args_in(L, s->cond);
+  mark_pointer_args_in(L, s->lo);
+  mark_pointer_args_in(L, s->hi);
+  mark_pointer_args_in(L, s->stride);
+  mark_pointer_args(L, s->init);
+  mark_pointer_args(L, s->step);
+  mark_pointer_args(L, s->then);
+  mark_pointer_args(L, s->orelse);
+  for (int i = 0; i < s->nbody; i++)
+    mark_pointer_args(L, s->body[i]);
+}
+
 static void analyse(lifter *L) {
   kkernel *k = L->k;
   mark_loops(L, k->body);
@@ -1526,6 +1609,7 @@ static void analyse(lifter *L) {
         k->params[a->param].reads = 1;
     }
   }
+  mark_pointer_args(L, k->body);
   /* Per-thread index: scalar locals defined once from blockIdx and threadIdx. */
   for (int i = 0; i < k->nvars; i++) {
     kvar *v = &k->vars[i];
@@ -1582,26 +1666,31 @@ static void fold_pointer_offsets(lifter *L) {
   }
 }
 
-void lift_kernel(cxctx *c, CXCursor fn, kkernel *k) {
-  lifter L = {c, k, fn, NULL, NULL, NULL, 0, 0, 0};
+/* Lifts fn (a kernel, or a functor's operator() with its struct's fields as parameters
+ * after its own: nfields of them, functor_args >= 0) into k. */
+static void lift_function(cxctx *c, CXCursor fn, const CXCursor *fields, int nfields, int functor_args, kkernel *k) {
+  lifter L = {c, k, fn, NULL, NULL, NULL, 0, 0, 0, functor_args};
   cxlist ch = cx_children(c, fn);
   CXCursor body = clang_getNullCursor();
-  int np = 0;
+  int np = nfields;
+  cxlist pv = {0};
   for (int i = 0; i < ch.n; i++) {
     enum CXCursorKind ck = clang_getCursorKind(ch.v[i]);
-    if (ck == CXCursor_ParmDecl)
+    if (ck == CXCursor_ParmDecl) {
       np++;
-    else if (ck == CXCursor_CompoundStmt)
+      *ARENA_PUSH(c->a, pv.v, pv.n, pv.cap) = ch.v[i];
+    } else if (ck == CXCursor_CompoundStmt) {
       body = ch.v[i];
+    }
   }
+  for (int i = 0; i < nfields; i++)
+    *ARENA_PUSH(c->a, pv.v, pv.n, pv.cap) = fields[i];
   k->params = arena_alloc(c->a, sizeof *k->params * (size_t)(np + 1));
   L.param_decl = arena_alloc(c->a, sizeof *L.param_decl * (size_t)(np + 1));
-  for (int i = 0; i < ch.n; i++) {
-    if (clang_getCursorKind(ch.v[i]) != CXCursor_ParmDecl)
-      continue;
+  for (int i = 0; i < pv.n; i++) {
     kkparam *p = &k->params[k->nparams];
-    CXType t = clang_getCursorType(ch.v[i]);
-    p->name = cx_spelling(c, ch.v[i]);
+    CXType t = clang_getCursorType(pv.v[i]);
+    p->name = cx_spelling(c, pv.v[i]);
     p->type_spelling = cx_str(c->a, clang_getTypeSpelling(t));
     p->is_pointer = cx_is_pointer(t);
     if (p->is_pointer) {
@@ -1612,7 +1701,7 @@ void lift_kernel(cxctx *c, CXCursor fn, kkernel *k) {
     } else {
       p->type = cx_ktype(t);
     }
-    L.param_decl[k->nparams++] = decl_offset(ch.v[i]);
+    L.param_decl[k->nparams++] = decl_offset(pv.v[i]);
   }
   if (clang_Cursor_isNull(body) || !cx_loc(c, body, &k->body_loc)) {
     opaque(&L, fn, "kernel body kfuse cannot locate in the file");
@@ -1631,4 +1720,10 @@ void lift_kernel(cxctx *c, CXCursor fn, kkernel *k) {
   }
   analyse(&L);
   fold_pointer_offsets(&L);
+}
+
+void lift_kernel(cxctx *c, CXCursor fn, kkernel *k) { lift_function(c, fn, NULL, 0, -1, k); }
+
+void lift_functor(cxctx *c, CXCursor method, const CXCursor *fields, int nfields, kkernel *k) {
+  lift_function(c, method, fields, nfields, clang_Cursor_getNumArguments(method), k);
 }

@@ -387,7 +387,24 @@ typedef struct kkernel {
   int uses_shared, uses_sync, uses_atomics, uses_warp;
   int nloops;
   int launched;               /* launched by some entry */
+  int instance;               /* not in the file: kfuse's instantiation of a template kernel
+                               * at its launches, each functor argument inlined (instance.h);
+                               * loc, body_loc and header_text are the template's */
+  const char *instance_of;    /* then: the template's name and the functors, for messages */
 } kkernel;
+
+/* A functor type of the file: a struct whose `__device__ operator()` is one `return e;`, as
+ * template kernels take them (`unary_kernel<<<g, b>>>(x, y, n, MulScalar{0.5f})`). Lifted
+ * like a kernel: `fn`'s parameters are the operator's `nargs` parameters, then the struct's
+ * `nfields` fields (by their names); its body is the one `return`. */
+typedef struct kfunctor {
+  const char *name;
+  int nargs, nfields;
+  const char *return_spelling; /* the operator's result type */
+  ktype return_type;
+  kkernel fn;
+  const char *why;            /* NULL when kfuse inlines it; else why not */
+} kfunctor;
 
 /* ---------------------------------------------------------------- the file */
 
@@ -397,8 +414,10 @@ typedef struct kmodel {
   unsigned size;
   kentry *entries;
   int nentries, cap_entries;
-  kkernel *kernels;
+  kkernel *kernels;           /* the file's __global__ functions, then the instances */
   int nkernels, cap_kernels;
+  kfunctor *functors;
+  int nfunctors, cap_functors;
   arena *arena;
 } kmodel;
 

@@ -146,8 +146,8 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
 static void reprint_kernels(const kmodel *m, rewriter *rw, diag *d) {
   for (int i = 0; i < m->nkernels; i++) {
     const kkernel *k = &m->kernels[i];
-    if (!k->body)
-      continue;
+    if (!k->body || k->instance)
+      continue; /* an instance is not in the file: its template is reprinted */
     strbuf b = {0};
     print_body(k, &b);
     if (!rw_replace(rw, k->body_loc.begin, k->body_loc.end, b.s))
@@ -165,6 +165,12 @@ static void remark_opaque(const kmodel *m, diag *d) {
       diag_report(d, DIAG_REMARK, m->path, k->opaque_loc.line, k->opaque_loc.col,
                   "kernel '%s' is opaque (kept as written, never transformed): %s [-Rmodel]",
                   k->name, k->opaque_why);
+  }
+  for (int i = 0; i < m->nfunctors; i++) {
+    const kfunctor *f = &m->functors[i];
+    if (f->why)
+      diag_report(d, DIAG_REMARK, m->path, f->fn.loc.line, f->fn.loc.col,
+                  "functor '%s' is not inlined into the kernels that take it: %s [-Rmodel]", f->name, f->why);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cx.h"
+#include "instance.h"
 
 /* A call that is no step of its own (std::, printf): only its arguments are walked. */
 #define KS_OTHER_CALL ((kstep_kind)-1)
@@ -73,8 +74,37 @@ static int find_alloc(seqctx *s, unsigned decl) {
   return -1;
 }
 
+/* Whether the subtree k writes the variable declared at offset decl: assigns it, increments
+ * it or takes its address. */
+static int writes_var(cxctx *c, CXCursor k, unsigned decl, int depth) {
+  if (depth > 256)
+    return 1;
+  enum CXCursorKind ck = clang_getCursorKind(k);
+  int w = ck == CXCursor_CompoundAssignOperator ||
+          (ck == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(k) == CXBinaryOperator_Assign);
+  if (ck == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(k);
+    w = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreInc ||
+        op == CXUnaryOperator_PreDec || op == CXUnaryOperator_AddrOf;
+  }
+  cxlist ch = cx_children(c, k);
+  if (w && ch.n) {
+    CXCursor lhs = cx_strip(c, ch.v[0]);
+    if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr && decl_off(clang_getCursorReferenced(lhs)) == decl)
+      return 1;
+  }
+  for (int i = 0; i < ch.n; i++)
+    if (writes_var(c, ch.v[i], decl, depth + 1))
+      return 1;
+  return 0;
+}
+
+static void trace_arg_at(seqctx *s, CXCursor a, karg *out, int depth);
+
 /* Traces a pointer argument to a buffer. */
-static void trace_arg(seqctx *s, CXCursor a, karg *out) {
+static void trace_arg(seqctx *s, CXCursor a, karg *out) { trace_arg_at(s, a, out, 0); }
+
+static void trace_arg_at(seqctx *s, CXCursor a, karg *out, int depth) {
   cxctx *c = s->c;
   CXCursor k = cx_strip(c, a);
   const char *offset = NULL;
@@ -147,6 +177,20 @@ static void trace_arg(seqctx *s, CXCursor a, karg *out) {
       out->ref = KREF_SCRATCH;
       out->buffer = al;
       return;
+    }
+    /* a pointer local of the entry that is never written after its declaration
+     * (`float* rstd = stats + N * G;`): the buffer its initializer points into */
+    CXCursor init = clang_Cursor_getVarDeclInitializer(d);
+    if (!s->env && depth < 8 && clang_getCursorKind(d) == CXCursor_VarDecl && cx_is_pointer(clang_getCursorType(d)) &&
+        !clang_Cursor_isNull(init) && !writes_var(c, s->fn, off, 0)) {
+      karg sub = {0};
+      trace_arg_at(s, init, &sub, depth + 1);
+      if (sub.ref == KREF_PARAM || sub.ref == KREF_SCRATCH) {
+        out->ref = sub.ref;
+        out->buffer = sub.buffer;
+        out->offset = sub.offset ? (offset ? arena_printf(c->a, "%s + %s", sub.offset, offset) : sub.offset) : offset;
+        return;
+      }
     }
   }
   /* A pointer kfuse cannot trace may still be a device buffer; handles, streams and the
@@ -498,6 +542,8 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
     st->stream = "0";
   CXCursor decl = clang_getCursorReferenced(call);
   add_args(s, st, ch, cfg_at + 1, decl);
+  if (k && k->body && instance_launch(c->m, st)) /* functors inlined: the launch is of an instance */
+    k = &c->m->kernels[st->kernel];
   if (k && k->body) /* the lifted body knows exactly what the kernel reads and writes */
     for (int i = 0; i < st->nargs && i < k->nparams; i++)
       if (st->args[i].ref != KREF_NONE) {

@@ -315,6 +315,46 @@ static void add_kernel(cxctx *c, CXCursor fn) {
   lift_kernel(c, fn, k);
 }
 
+/* A struct with a __device__ operator(): a functor that kernels may take (model.h). */
+static void add_functor(cxctx *c, CXCursor st) {
+  cxlist ch = cx_children(c, st);
+  cxlist fields = {0};
+  CXCursor op = clang_getNullCursor();
+  int nops = 0;
+  for (int i = 0; i < ch.n; i++) {
+    enum CXCursorKind ck = clang_getCursorKind(ch.v[i]);
+    if (ck == CXCursor_FieldDecl)
+      *ARENA_PUSH(c->a, fields.v, fields.n, fields.cap) = ch.v[i];
+    else if (ck == CXCursor_CXXMethod && !strcmp(cx_spelling(c, ch.v[i]), "operator()")) {
+      op = ch.v[i];
+      nops++;
+    }
+  }
+  if (!nops || !has_attr(c, op, CXCursor_CUDADeviceAttr))
+    return;
+  kfunctor *f = ARENA_PUSH(c->a, c->m->functors, c->m->nfunctors, c->m->cap_functors);
+  f->name = cx_spelling(c, st);
+  f->nfields = fields.n;
+  f->nargs = clang_Cursor_getNumArguments(op);
+  CXType rt = clang_getResultType(clang_getCursorType(op));
+  f->return_spelling = cx_str(c->a, clang_getTypeSpelling(rt));
+  f->return_type = cx_ktype(rt);
+  f->fn.name = f->name;
+  cx_loc(c, op, &f->fn.loc);
+  if (nops > 1) {
+    f->why = "it has several operator() overloads";
+    return;
+  }
+  lift_functor(c, op, fields.v, fields.n, &f->fn);
+  const kstmt *b = f->fn.body;
+  if (!b)
+    f->why = arena_printf(c->a, "its operator() is opaque: %s", f->fn.opaque_why);
+  else if (b->kind != KST_BLOCK || b->nbody != 1 || b->body[0]->kind != KST_RETURN || !b->body[0]->value)
+    f->why = "its operator() is not one `return e;`";
+  else if (f->fn.naccesses || f->fn.nvars)
+    f->why = "its operator() reads memory or declares locals";
+}
+
 static void add_entry(cxctx *c, CXCursor fn, annot_set *as) {
   kloc loc;
   if (!cx_loc(c, fn, &loc))
@@ -404,6 +444,8 @@ static enum CXChildVisitResult visit_top(CXCursor k, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
   if (kind == CXCursor_LinkageSpec || kind == CXCursor_Namespace)
     return CXChildVisit_Recurse;
+  if ((kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl) && clang_isCursorDefinition(k))
+    add_functor(c, k);
   if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) &&
       clang_isCursorDefinition(k)) {
     if (has_attr(c, k, CXCursor_CUDAGlobalAttr))

@@ -9,8 +9,9 @@
  *   plane_mean_kernel: mu[row] = g1(sum_j x(j))                  then
  *   plane_rstd_kernel: r[row]  = g2(sum_j (x(j) - mu[row])^2)    (mean and variance)
  *
- * so each row is read twice. The pass replaces the two launches with one kernel that reads
- * the row once and stores both statistics:
+ * so each row is read twice; and so is a row that two independent reductions read (a
+ * triplet loss's distances from the anchor to the positive and to the negative). The pass
+ * replaces the two launches with one kernel that reads the row once and stores both:
  *
  *   - online softmax: each thread keeps a running max and the sum of exp(x - max) over
  *     what it has seen, rescaled by exp(old max - new max) when the max grows (two pairs a
@@ -19,7 +20,9 @@
  *     deviations from it (Welford; per float4, the four's own mean and deviations merged
  *     in), and the plain sum for g1; threads merge by Chan's formula. Then
  *     sum_j (x(j) - mu)^2 = M2 + n (mean - mu)^2 with mu = g1(sum) as the reference
- *     stores it. No E[x^2] - E[x]^2: nothing cancels when the mean is far from zero.
+ *     stores it. No E[x^2] - E[x]^2: nothing cancels when the mean is far from zero;
+ *   - two independent reductions that load something alike: both terms computed at each
+ *     element, each into its own accumulator.
  *
  * The row is loaded 16 bytes at a time where it is 16-byte aligned (checked at run time),
  * with a scalar loop for the rest; the block combines by warp shuffles, then one warp over
@@ -31,12 +34,13 @@
  *   - two consecutive top-level launches, both block row reductions (reduce.h) of float
  *     accumulators, with the same grid (one-dimensional) and stream, neither changed by
  *     another pass;
- *   - the second reads the first's value in a declaration `mu = out1[X1]` (the same
+ *   - either the second reads the first's value in a declaration `mu = out1[X1]` (the same
  *     buffer and index the first stores at), and reads that buffer nowhere else; its
  *     row's length is the first's; it sums exp(f - mu) where the first takes the max of f
  *     and stores it as is (softmax), or (f - mu) * (f - mu) where the first sums f (norm),
  *     f being the first's term (the same buffers at the same indices, the same
  *     arithmetic: compared through the launches' arguments and the locals' definitions);
+ *     or the second does not read the first's output at all, and the two terms share a load;
  *   - neither output is a buffer either kernel reads, and they are two buffers.
  * Sums are reassociated and the variance is computed from merged moments: the results
  * differ by rounding, which the entry's tolerance covers and the verifier checks.
@@ -53,7 +57,7 @@
 
 enum { MAX_PARAMS = 64 };
 
-typedef enum stats_kind { STATS_SOFTMAX, STATS_MOMENTS } stats_kind;
+typedef enum stats_kind { STATS_SOFTMAX, STATS_MOMENTS, STATS_SIBLINGS } stats_kind;
 
 /* A pair of launches the pass fuses. */
 typedef struct stats_pair {
@@ -151,28 +155,47 @@ static int is_smem_zero(const block_red *r) {
   return i && i->kind == KE_INT && i->ival == 0;
 }
 
-/* Checks the launches st0, st1 (consecutive); fills *p. NULL when they fuse; otherwise why
- * not, with *quiet set when they are not two block reductions in a chain at all. */
-static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st1, stats_pair *p, int *quiet) {
-  memset(p, 0, sizeof *p);
-  p->rv = -1;
-  *quiet = 1;
-  if (block_red_match(m, st0, &p->r[0]) || block_red_match(m, st1, &p->r[1]))
-    return "not two block reductions";
-  const block_red *a = &p->r[0], *b = &p->r[1];
-  const karg *out0 = &st0->args[a->out], *out1 = &st1->args[b->out];
-  /* the second's declaration mu = out0[X0] */
-  for (int i = 0; i < b->npre && p->rv < 0; i++) {
-    const kexpr *v = kx_strip(b->pre[i]->value);
-    if (v && v->kind == KE_LOAD && v->param >= 0 && same_arg(&st1->args[v->param], out0))
-      p->rv = b->pre[i]->var;
+/* Whether some load in e (through the locals' definitions) is one that f makes too. */
+static int shares_load(const cmp *c, const kexpr *e, const kexpr *f, int depth) {
+  if (!e || depth > 32)
+    return 0;
+  e = resolve(c->k[0], e, c->j[0]);
+  if (e->kind == KE_LOAD && e->param >= 0) {
+    /* search f for the same load */
+    const kexpr *stack[64];
+    int n = 0;
+    stack[n++] = f;
+    while (n) {
+      const kexpr *x = stack[--n];
+      if (!x)
+        continue;
+      x = resolve(c->k[1], x, c->j[1]);
+      if (x->kind == KE_LOAD && xsame(c, e, x, 0))
+        return 1;
+      if (n + 3 + x->nargs > 64)
+        return 0;
+      stack[n++] = x->a;
+      stack[n++] = x->b;
+      stack[n++] = x->c;
+      for (int i = 0; i < x->nargs; i++)
+        stack[n++] = x->args[i];
+    }
+    return 0;
   }
-  if (p->rv < 0)
-    return "not two block reductions";
-  *quiet = 0;
-  cmp c = {{a->k, b->k}, {st0, st1}, {a->loop.loop->loop_var, b->loop.loop->loop_var}};
+  for (int i = 0; i < e->nargs; i++)
+    if (shares_load(c, e->args[i], f, depth + 1))
+      return 1;
+  return shares_load(c, e->a, f, depth + 1) || shares_load(c, e->b, f, depth + 1) ||
+         shares_load(c, e->c, f, depth + 1);
+}
+
+/* The chain patterns: the second reads the first's value as rv. */
+static const char *check_chain(const kmodel *m, const cmp *c, stats_pair *p) {
+  const block_red *a = &p->r[0], *b = &p->r[1];
+  const kstep *st1 = b->st;
+  const karg *out0 = &a->st->args[a->out];
   const kexpr *rvload = kx_strip(b->k->vars[p->rv].init);
-  if (!xsame(&c, a->store->index, b->k->accesses[rvload->access].flat_index, 0))
+  if (!xsame(c, a->store->index, b->k->accesses[rvload->access].flat_index, 0))
     return "the second reads the first's buffer at another index than the first stores at";
   int reads = 0;
   for (int i = 0; i < b->k->naccesses; i++)
@@ -180,16 +203,8 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
       reads++;
   if (reads != 1)
     return "the second reads the first's buffer more than once";
-  if (strcmp(st0->grid, st1->grid) || strcmp(st0->stream ? st0->stream : "", st1->stream ? st1->stream : ""))
-    return "they are launched with other grids or streams";
-  if (!st0->grid_y || st0->grid_y->kind != XE_INT || st0->grid_y->ival != 1)
-    return "their grid is not one-dimensional";
-  const kvar *acc0 = &a->k->vars[a->loop.acc], *acc1 = &b->k->vars[b->loop.acc];
-  if (acc0->type != KT_F32 || acc1->type != KT_F32 || a->k->params[a->out].type != KT_F32 ||
-      b->k->params[b->out].type != KT_F32 || b->k->vars[p->rv].type != KT_F32)
-    return "they do not reduce float values into float buffers";
-  if (!xsame(&c, a->loop.loop->hi, b->loop.loop->hi, 0))
-    return "their rows are not shown to have the same length";
+  if (b->k->vars[p->rv].type != KT_F32)
+    return "the second holds the first's value in no float";
   if (b->loop.fn)
     return "the second takes no sum";
   const kexpr *t = kx_strip(b->loop.term);
@@ -198,25 +213,66 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
     if (t->kind != KE_CALL || t->nargs != 1 || !is_exp(t->text))
       return "the first takes a max and the second sums no exp(... - max)";
     const kexpr *d = minus_rv(b->k, t->args[0], p->rv, bj);
-    if (!d || !xsame(&c, a->loop.term, d, 0))
+    if (!d || !xsame(c, a->loop.term, d, 0))
       return "the second sums exp(f - max) for another f than the first's";
     if (!is_smem_zero(a))
       return "the first does not store its max as it is";
     p->kind = STATS_SOFTMAX;
     p->exp_fn = t->text;
-  } else if (!a->loop.fn) {
-    const kexpr *u = t->kind == KE_BINARY && t->op == KO_MUL ? t->a : NULL, *w = u ? t->b : NULL;
-    const kexpr *du = u ? minus_rv(b->k, u, p->rv, bj) : NULL, *dw = w ? minus_rv(b->k, w, p->rv, bj) : NULL;
-    if (!du || !dw)
-      return "the first takes a sum and the second sums no (f - value) * (f - value)";
-    cmp self = {{b->k, b->k}, {st1, st1}, {bj, bj}};
-    if (!xsame(&self, du, dw, 0) || !xsame(&c, a->loop.term, du, 0))
-      return "the second sums the squares of another f than the first sums";
-    p->kind = STATS_MOMENTS;
-  } else {
-    return "the first is neither a max nor a sum";
+    return NULL;
   }
-  /* the buffers */
+  if (a->loop.fn)
+    return "the first is neither a max nor a sum";
+  const kexpr *u = t->kind == KE_BINARY && t->op == KO_MUL ? t->a : NULL, *w = u ? t->b : NULL;
+  const kexpr *du = u ? minus_rv(b->k, u, p->rv, bj) : NULL, *dw = w ? minus_rv(b->k, w, p->rv, bj) : NULL;
+  if (!du || !dw)
+    return "the first takes a sum and the second sums no (f - value) * (f - value)";
+  cmp self = {{b->k, b->k}, {st1, st1}, {bj, bj}};
+  if (!xsame(&self, du, dw, 0) || !xsame(c, a->loop.term, du, 0))
+    return "the second sums the squares of another f than the first sums";
+  (void)m;
+  p->kind = STATS_MOMENTS;
+  return NULL;
+}
+
+/* Checks the launches st0, st1 (consecutive); fills *p. NULL when they fuse; otherwise why
+ * not, with *quiet set when they are not two block reductions that share a row at all. */
+static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st1, stats_pair *p, int *quiet) {
+  memset(p, 0, sizeof *p);
+  p->rv = -1;
+  *quiet = 1;
+  if (block_red_match(m, st0, &p->r[0]) || block_red_match(m, st1, &p->r[1]))
+    return "not two block reductions";
+  const block_red *a = &p->r[0], *b = &p->r[1];
+  const karg *out0 = &st0->args[a->out], *out1 = &st1->args[b->out];
+  cmp c = {{a->k, b->k}, {st0, st1}, {a->loop.loop->loop_var, b->loop.loop->loop_var}};
+  /* the second's declaration mu = out0[X0], or loads the two make alike */
+  for (int i = 0; i < b->npre && p->rv < 0; i++) {
+    const kexpr *v = kx_strip(b->pre[i]->value);
+    if (v && v->kind == KE_LOAD && v->param >= 0 && same_arg(&st1->args[v->param], out0))
+      p->rv = b->pre[i]->var;
+  }
+  if (p->rv < 0 && !shares_load(&c, a->loop.term, b->loop.term, 0))
+    return "not two block reductions over the same data";
+  *quiet = 0;
+  if (strcmp(st0->grid, st1->grid) || strcmp(st0->stream ? st0->stream : "", st1->stream ? st1->stream : ""))
+    return "they are launched with other grids or streams";
+  if (!st0->grid_y || st0->grid_y->kind != XE_INT || st0->grid_y->ival != 1)
+    return "their grid is not one-dimensional";
+  const kvar *acc0 = &a->k->vars[a->loop.acc], *acc1 = &b->k->vars[b->loop.acc];
+  if (acc0->type != KT_F32 || acc1->type != KT_F32 || a->k->params[a->out].type != KT_F32 ||
+      b->k->params[b->out].type != KT_F32)
+    return "they do not reduce float values into float buffers";
+  if (!xsame(&c, a->loop.loop->hi, b->loop.loop->hi, 0))
+    return "their rows are not shown to have the same length";
+  if (p->rv >= 0) {
+    const char *why = check_chain(m, &c, p);
+    if (why)
+      return why;
+  } else {
+    p->kind = STATS_SIBLINGS;
+  }
+  /* the buffers: the second may read the first's output only as rv */
   if (out0->ref == KREF_UNKNOWN || out1->ref == KREF_UNKNOWN || same_arg(out0, out1))
     return "their outputs are not two buffers kfuse can tell apart";
   for (int s = 0; s < 2; s++) {
@@ -225,7 +281,7 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
       const karg *g = &r->st->args[q];
       if (!r->k->params[q].is_pointer || !r->k->params[q].reads)
         continue;
-      if (same_arg(g, out1) || (same_arg(g, out0) && s == 0) || g->ref == KREF_UNKNOWN)
+      if (same_arg(g, out1) || (same_arg(g, out0) && (s == 0 || p->rv < 0)) || g->ref == KREF_UNKNOWN)
         return arena_printf(m->arena, "'%s' may be one of the outputs", g->text);
     }
   }
@@ -270,7 +326,9 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
       ps->last_step = s1->index;
       ps->what = arena_printf(m->arena, "%s: %s and %s (lines %u, %u), %s", e->name, p.r[0].k->name, p.r[1].k->name,
                               p.r[0].k->loc.line, p.r[1].k->loc.line,
-                              p.kind == STATS_SOFTMAX ? "max and sum of exp" : "mean and variance");
+                              p.kind == STATS_SOFTMAX   ? "max and sum of exp"
+                              : p.kind == STATS_MOMENTS ? "mean and variance"
+                                                        : "two reductions of the same rows");
       i++;
       found++;
     }
@@ -612,6 +670,102 @@ static void emit_kernel(const stats_pair *p, fused *f, const char *name, int blo
   sb_puts(t, ";\n    }\n  }\n}\n");
 }
 
+/* acc = op(acc, x) for reduction r, printed */
+static void print_combine(const block_red *r, const char *acc, const char *x, strbuf *t) {
+  if (r->loop.fn)
+    sb_printf(t, "%s = %s(%s, %s);\n", acc, r->loop.fn, acc, x);
+  else
+    sb_printf(t, "%s += %s;\n", acc, x);
+}
+
+/* Two independent block reductions of the same rows in one loop: each element's terms
+ * computed side by side, so that what they both load is loaded once. */
+static void emit_siblings(const stats_pair *p, fused *f, const char *name, int block, strbuf *t) {
+  const block_red *r[2] = {&p->r[0], &p->r[1]};
+  const char *acc[2] = {"kf_a0", "kf_a1"};
+  pctx c[2] = {{f, 0, acc[0], NULL, {NULL, ehook, NULL}}, {f, 1, acc[1], NULL, {NULL, ehook, NULL}}};
+  c[0].hooks.ctx = &c[0];
+  c[1].hooks.ctx = &c[1];
+  sb_printf(t, "// kfuse fuse-row-stats of %s and %s (lines %u, %u): both reductions of each row in one\n"
+               "// pass, so that what both read is read once. %d threads a row; warp shuffles, then one warp.\n",
+            r[0]->k->name, r[1]->k->name, r[0]->k->loc.line, r[1]->k->loc.line, block);
+  sb_printf(t, "__global__ void __launch_bounds__(%d) %s(", block, name);
+  for (int i = 0; i < f->n; i++) {
+    size_t n = strlen(f->type[i]);
+    sb_printf(t, "%s%s%s%s", i ? ", " : "", f->type[i], n && f->type[i][n - 1] == '*' ? "" : " ", f->name[i]);
+  }
+  sb_puts(t, ") {\n  __shared__ float kf_red[2][32];\n");
+  for (int s = 0; s < 2; s++) {
+    const kexpr *roots[4 + RED_MAX_DECLS] = {r[s]->loop.term, r[s]->loop.loop->hi, r[s]->store->index,
+                                              r[s]->store->value};
+    int nroots = 4;
+    for (int i = 0; i < r[s]->loop.ndecls; i++)
+      roots[nroots++] = r[s]->loop.decls[i]->value;
+    print_needed(&c[s], roots, nroots, -1, "  ", t);
+  }
+  for (int s = 0; s < 2; s++) {
+    sb_printf(t, "  float %s = ", acc[s]);
+    pexpr(&c[s], r[s]->init, t);
+    sb_puts(t, ";\n");
+  }
+  sb_puts(t, "  const long long kf_n = (long long)(");
+  pexpr(&c[0], r[0]->loop.loop->hi, t);
+  sb_printf(t, ");\n#pragma unroll 4\n  for (long long kf_j = threadIdx.x; kf_j < kf_n; kf_j += %d) {\n", block);
+  for (int s = 0; s < 2; s++) {
+    const kvar *jv = &r[s]->k->vars[r[s]->loop.loop->loop_var];
+    const char *J = k_unconst(jv->type_spelling);
+    sb_printf(t, "    const %s %s = (%s)kf_j;\n", J, decl_name(&c[s], r[s]->loop.loop->loop_var), J);
+  }
+  for (int s = 0; s < 2; s++) {
+    for (int i = 0; i < r[s]->loop.ndecls; i++)
+      print_decl(&c[s], r[s]->loop.decls[i], "    ", t);
+  }
+  for (int s = 0; s < 2; s++) {
+    strbuf x = {0};
+    pexpr(&c[s], r[s]->loop.term, &x);
+    sb_puts(t, "    ");
+    print_combine(r[s], acc[s], x.s, t);
+    sb_free(&x);
+  }
+  sb_puts(t, "  }\n");
+  for (int depth = 0; depth < 2; depth++) {
+    const char *pad = depth ? "    " : "  ";
+    sb_printf(t, "%sfor (int kf_o = 16; kf_o > 0; kf_o >>= 1) {\n", pad);
+    for (int s = 0; s < 2; s++) {
+      char x[64];
+      snprintf(x, sizeof x, "__shfl_xor_sync(0xffffffffu, %s, kf_o)", acc[s]);
+      sb_printf(t, "%s  ", pad);
+      print_combine(r[s], acc[s], x, t);
+    }
+    sb_printf(t, "%s}\n", pad);
+    if (depth)
+      break;
+    sb_puts(t, "  if ((threadIdx.x & 31) == 0) {\n");
+    for (int s = 0; s < 2; s++)
+      sb_printf(t, "    kf_red[%d][threadIdx.x >> 5] = %s;\n", s, acc[s]);
+    sb_puts(t, "  }\n  __syncthreads();\n  if (threadIdx.x < 32) { // the warps' values, in one warp\n");
+    for (int s = 0; s < 2; s++) {
+      if (block == 1024) {
+        sb_printf(t, "    %s = kf_red[%d][threadIdx.x];\n", acc[s], s);
+        continue;
+      }
+      sb_printf(t, "    %s = threadIdx.x < %d ? kf_red[%d][threadIdx.x] : ", acc[s], block / 32, s);
+      pexpr(&c[s], r[s]->init, t);
+      sb_puts(t, ";\n");
+    }
+  }
+  sb_puts(t, "    if (threadIdx.x == 0) {\n");
+  for (int s = 0; s < 2; s++) {
+    const char *out = s ? f->pname2[r[s]->out] : r[s]->k->params[r[s]->out].name;
+    sb_printf(t, "      %s[", out);
+    pexpr(&c[s], r[s]->store->index, t);
+    sb_puts(t, "] = ");
+    pexpr(&c[s], r[s]->store->value, t);
+    sb_puts(t, ";\n");
+  }
+  sb_puts(t, "    }\n  }\n}\n");
+}
+
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
@@ -644,7 +798,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const char *name = variant_fresh_name(v, base.s);
   sb_free(&base);
   strbuf t = {0}, x = {0};
-  emit_kernel(&p, &f, name, block, &t);
+  if (p.kind == STATS_SIBLINGS)
+    emit_siblings(&p, &f, name, block, &t);
+  else
+    emit_kernel(&p, &f, name, block, &t);
   sb_printf(&x, "%s<<<%s, %d, 0, %s>>>(", name, s0->grid, block, s0->stream ? s0->stream : "0");
   for (int i = 0; i < f.n; i++)
     sb_printf(&x, "%s%s", i ? ", " : "", f.arg[i]);
