@@ -504,7 +504,10 @@ static xexpr *grid_y(seqctx *s, CXCursor g, const char **var) {
     }
     /* dim3(x, y, z): the y argument, 1 when defaulted (it has no text); a conversion or a
      * one-argument constructor wraps its operand */
-    cxlist ch = cx_children(c, g);
+    cxlist all = cx_children(c, g), ch = {0};
+    for (int j = 0; j < all.n; j++) /* the arguments, not the TypeRef of `dim3(x, y)` */
+      if (clang_isExpression(clang_getCursorKind(all.v[j])))
+        *ARENA_PUSH(c->a, ch.v, ch.n, ch.cap) = all.v[j];
     if (ch.n >= 2) {
       if (!cx_text(c, ch.v[1])) {
         xexpr *one = xnode(c->a, XE_INT);
