@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "annot.h"
 #include "cx.h"
@@ -217,9 +218,17 @@ tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
       "-Wno-unknown-cuda-version",
   };
   int nbase = (int)(sizeof base / sizeof base[0]);
-  int nargs = nbase + (opt ? opt->nextra_args : 0);
+  /* CUDA 13 keeps CCCL (libcu++, CUB, Thrust: what cooperative_groups.h and cub/ include)
+   * in include/cccl, which nvcc searches and clang does not know of. */
+  const char *cccl = arena_printf(t->a, "%s/include/cccl", cuda);
+  int has_cccl = access(cccl, F_OK) == 0;
+  int nargs = nbase + 2 * has_cccl + (opt ? opt->nextra_args : 0);
   const char **args = arena_alloc(t->a, sizeof *args * (size_t)nargs);
   memcpy(args, base, sizeof base);
+  if (has_cccl) {
+    args[nbase++] = "-isystem";
+    args[nbase++] = cccl;
+  }
   for (int i = nbase; i < nargs; i++)
     args[i] = opt->extra_args[i - nbase];
 
