@@ -40,16 +40,18 @@
 #include "pass.h"
 #include "pwrun.h"
 
+static const int ilp_values[] = {1, 2};
 static const int vec_values[] = {4, 1};
 static const int block_values[] = {256, 128, 512};
 static const pass_param params[] = {
+    {"ilp", ilp_values, 2},
     {"vec", vec_values, 2},
     {"block", block_values, 3},
 };
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 2;
+  return 3;
 }
 
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
@@ -125,9 +127,12 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-pointwise: the site %s no longer applies; the variant is dropped", site->what);
     return 0;
   }
-  int vec = values ? values[0] : vec_values[0], block = values ? values[1] : block_values[0];
+  int ilp = values ? values[0] : ilp_values[0], vec = values ? values[1] : vec_values[0],
+      block = values ? values[2] : block_values[0];
   if (vec == 4 && !all_float(&r))
     vec = 1;
+  if (vec == 1)
+    ilp = 1; /* the scalar path is for tails and odd types: one element at a time */
   prun_emit x;
   prun_emit_init(&x, &r, NULL, NULL);
   const char *name = kernel_name(v, &r);
@@ -135,8 +140,12 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   x.b = &t;
   strbuf dom0 = {0};
   xexpr_print(r.domain, &dom0);
-  sb_printf(&t, "// kfuse fuse-pointwise (block %d, vec %d) of %s, over %s elements\n", block, vec,
-            prun_names(&r, v->a), dom0.s);
+  if (ilp > 1)
+    sb_printf(&t, "// kfuse fuse-pointwise (block %d, vec %d, ilp %d: two float4s loaded a thread before either is\n"
+                  "// computed) of %s, over %s elements\n", block, vec, ilp, prun_names(&r, v->a), dom0.s);
+  else
+    sb_printf(&t, "// kfuse fuse-pointwise (block %d, vec %d) of %s, over %s elements\n", block, vec,
+              prun_names(&r, v->a), dom0.s);
   sb_free(&dom0);
   sb_printf(&t, "__global__ void __launch_bounds__(%d) %s(", block, name);
   int np = 0;
@@ -172,8 +181,13 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_printf(&t, "  const %s kf_n4 = (kf_addresses & 15) == 0", lt);
     prun_print_row_alignment(&x);
     sb_printf(&t, " ? %s / 4 : 0;\n", cnt);
-    sb_printf(&t, "  for (%s kf_j = kf_start; kf_j < kf_n4; kf_j += kf_stride) {\n", lt);
-    prun_print_rows(&x, 2);
+    /* the float4 kf_j's code: its rows, the loads and staging values of its buffers, its
+     * lanes and its stores; with ilp 2 the loads of two float4s a stride apart are issued
+     * first, then each one's code runs on its loaded values */
+    strbuf rows = {0}, loads = {0}, code = {0};
+    x.b = &rows;
+    prun_print_rows(&x, ilp > 1 ? 3 : 2);
+    const char *pad = ilp > 1 ? "      " : "    ";
     for (int i = 0; i < r.nbufs; i++) {
       const prun_buf *bf = &r.bufs[i];
       int read_at_i = 0;
@@ -191,12 +205,19 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
       const char *pn = bf->param >= 0 ? x.fk.params[bf->param].name : NULL;
       if (pn && read_at_i && bf->read_first) {
         x.vec[i] = prun_new_var(&x, arena_printf(v->a, "%s_4", pn), "float4");
-        sb_printf(&t, "    const float4 %s = reinterpret_cast<const float4*>(%s)[kf_j];\n",
-                  x.fk.vars[x.vec[i]].name, pn);
+        const char *vn = x.fk.vars[x.vec[i]].name;
+        if (ilp > 1) {
+          sb_printf(&loads, "    const float4 %s_0 = reinterpret_cast<const float4*>(%s)[kf_q];\n", vn, pn);
+          sb_printf(&loads, "    const float4 %s_1 = kf_two ? reinterpret_cast<const float4*>(%s)[kf_q + kf_stride] : %s_0;\n",
+                    vn, pn, vn);
+          sb_printf(&code, "%sconst float4 %s = kf_u ? %s_1 : %s_0;\n", pad, vn, vn, vn);
+        } else {
+          sb_printf(&code, "    const float4 %s = reinterpret_cast<const float4*>(%s)[kf_j];\n", vn, pn);
+        }
       }
       if (pn && bf->store) {
         x.out[i] = prun_new_var(&x, arena_printf(v->a, "%s_o", pn), "float4");
-        sb_printf(&t, "    float4 %s;\n", x.fk.vars[x.out[i]].name);
+        sb_printf(&code, "%sfloat4 %s;\n", pad, x.fk.vars[x.out[i]].name);
       }
     }
     for (int lane = 0; lane < 4; lane++) {
@@ -205,22 +226,39 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
       x.lane = lane;
       x.b = &body;
       int mark = prun_scope(&x);
-      prun_print_element(&x, 3);
-      prun_print_stores(&x, 3);
+      prun_print_element(&x, ilp > 1 ? 4 : 3);
+      prun_print_stores(&x, ilp > 1 ? 4 : 3);
       prun_unscope(&x, mark);
-      x.b = &t;
-      sb_puts(&t, "    {\n");
+      sb_printf(&code, "%s{\n", pad);
       if (prun_uses_token(body.s, iv))
-        sb_printf(&t, "      const %s %s = (%s)(4 * kf_j + %d);\n", it, iv, it, lane);
-      sb_puts(&t, body.s ? body.s : "");
-      sb_puts(&t, "    }\n");
+        sb_printf(&code, "%s  const %s %s = (%s)(4 * kf_j + %d);\n", pad, it, iv, it, lane);
+      sb_puts(&code, body.s ? body.s : "");
+      sb_printf(&code, "%s}\n", pad);
       sb_free(&body);
     }
     for (int i = 0; i < r.nbufs; i++)
       if (r.bufs[i].param >= 0 && r.bufs[i].store)
-        sb_printf(&t, "    reinterpret_cast<float4*>(%s)[kf_j] = %s;\n", x.fk.params[r.bufs[i].param].name,
+        sb_printf(&code, "%sreinterpret_cast<float4*>(%s)[kf_j] = %s;\n", pad, x.fk.params[r.bufs[i].param].name,
                   x.fk.vars[x.out[i]].name);
+    x.b = &t;
+    if (ilp > 1) {
+      sb_printf(&t, "  for (%s kf_q = kf_start; kf_q < kf_n4; kf_q += 2 * kf_stride) {\n", lt);
+      sb_puts(&t, "    const bool kf_two = kf_q + kf_stride < kf_n4; // this thread's second float4\n");
+      sb_puts(&t, loads.s ? loads.s : "");
+      sb_puts(&t, "#pragma unroll\n    for (int kf_u = 0; kf_u < 1 + kf_two; kf_u++) {\n");
+      sb_printf(&t, "      const %s kf_j = kf_q + kf_u * kf_stride;\n", lt);
+      sb_puts(&t, rows.s ? rows.s : "");
+      sb_puts(&t, code.s);
+      sb_puts(&t, "    }\n");
+    } else {
+      sb_printf(&t, "  for (%s kf_j = kf_start; kf_j < kf_n4; kf_j += kf_stride) {\n", lt);
+      sb_puts(&t, rows.s ? rows.s : "");
+      sb_puts(&t, code.s);
+    }
     sb_puts(&t, "  }\n");
+    sb_free(&rows);
+    sb_free(&loads);
+    sb_free(&code);
     x.lane = -1;
     x.split_rows = 0;
     sb_printf(&t, "  for (%s kf_i = 4 * kf_n4 + kf_start; kf_i < %s; kf_i += kf_stride) {\n", lt, cnt);
@@ -240,7 +278,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&call, "");
   strbuf dom = {0};
   (r.wide ? xexpr_print_wide : xexpr_print)(r.domain, &dom);
-  int per_block = block * vec;
+  int per_block = block * vec * ilp;
   sb_printf(&call, "%s<<<(unsigned)(%s / %d + 1 < 1048576 ? %s / %d + 1 : 1048576), %d, 0, %s>>>(", name,
             dom.s, per_block, dom.s, per_block, block, r.stream);
   np = 0;
@@ -263,9 +301,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     }
   if (ok) {
     variant_add_kernel(v, site->entry, name, t.s);
-    variant_note(v, arena_printf(v->a, "fuse-pointwise(block=%d,vec=%d)@%s#%d-#%d", block, vec, e->name,
+    const char *ilps = ilp > 1 ? arena_printf(v->a, ",ilp=%d", ilp) : "";
+    variant_note(v, arena_printf(v->a, "fuse-pointwise(block=%d,vec=%d%s)@%s#%d-#%d", block, vec, ilps, e->name,
                                  site->first_step, site->last_step),
-                 arena_printf(v->a, "fuse-pointwise: %s -> %s (block %d, vec %d)", site->what, name, block, vec));
+                 arena_printf(v->a, "fuse-pointwise: %s -> %s (block %d, vec %d%s)", site->what, name, block, vec,
+                              ilp > 1 ? arena_printf(v->a, ", ilp %d", ilp) : ""));
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-pointwise: overlapping changes at %s; the variant is dropped", site->what);
   }
