@@ -67,82 +67,13 @@ typedef struct stats_pair {
   const char *exp_fn;           /* softmax: the second's exp function */
 } stats_pair;
 
-/* ---- comparing the two kernels' expressions ---- */
-
-typedef struct cmp {
-  const kkernel *k[2];
-  const kstep *st[2];
-  int j[2];                     /* the loop variables, which stand for the same element */
-} cmp;
-
-/* Whether two launch arguments are the same buffer (or the same scalar text). */
-static int same_arg(const karg *a, const karg *b) {
-  if (a->ref != b->ref)
-    return 0;
-  if (a->ref == KREF_NONE)
-    return !strcmp(a->text, b->text);
-  if (a->ref == KREF_UNKNOWN)
-    return 0;
-  return a->buffer == b->buffer && (a->offset ? b->offset && !strcmp(a->offset, b->offset) : !b->offset);
-}
-
-/* e, or the definition of the local it names (loop variables aside) */
-static const kexpr *resolve(const kkernel *k, const kexpr *e, int j) {
-  for (int n = 0; e && e->kind == KE_VAR && e->var != j && n < 32; n++) {
-    const kvar *v = &k->vars[e->var];
-    if (v->kind != KV_LOCAL || v->nassign || !v->init)
-      break;
-    e = v->init;
-  }
-  return e;
-}
-
-static int xsame(const cmp *c, const kexpr *a, const kexpr *b, int depth) {
-  if (!a || !b)
-    return a == b;
-  if (depth > 64)
-    return 0;
-  a = resolve(c->k[0], a, c->j[0]);
-  b = resolve(c->k[1], b, c->j[1]);
-  if (a->kind != b->kind)
-    return 0;
-  switch (a->kind) {
-  case KE_INT: return a->ival == b->ival;
-  case KE_FLT: return a->fval == b->fval && !strcmp(a->text ? a->text : "", b->text ? b->text : "");
-  case KE_CONST: return a->ival == b->ival && a->fval == b->fval && !strcmp(a->text, b->text);
-  case KE_PARAM: return same_arg(&c->st[0]->args[a->param], &c->st[1]->args[b->param]);
-  case KE_VAR: return a->var == c->j[0] && b->var == c->j[1];
-  case KE_BUILTIN: return a->builtin == b->builtin;
-  case KE_LOAD: {
-    if (a->param < 0 || b->param < 0 || !same_arg(&c->st[0]->args[a->param], &c->st[1]->args[b->param]))
-      return 0;
-    const kexpr *fa = c->k[0]->accesses[a->access].flat_index, *fb = c->k[1]->accesses[b->access].flat_index;
-    return fa && fb && xsame(c, fa, fb, depth + 1);
-  }
-  case KE_UNARY: return a->op == b->op && xsame(c, a->a, b->a, depth + 1);
-  case KE_BINARY: return a->op == b->op && xsame(c, a->a, b->a, depth + 1) && xsame(c, a->b, b->b, depth + 1);
-  case KE_SELECT:
-    return xsame(c, a->a, b->a, depth + 1) && xsame(c, a->b, b->b, depth + 1) && xsame(c, a->c, b->c, depth + 1);
-  case KE_CALL:
-    if (strcmp(a->text, b->text) || a->nargs != b->nargs)
-      return 0;
-    for (int i = 0; i < a->nargs; i++)
-      if (!xsame(c, a->args[i], b->args[i], depth + 1))
-        return 0;
-    return 1;
-  case KE_CAST: return !strcmp(k_unconst(a->text), k_unconst(b->text)) && xsame(c, a->a, b->a, depth + 1);
-  case KE_MEMBER: return !strcmp(a->text, b->text) && xsame(c, a->a, b->a, depth + 1);
-  default: return 0;
-  }
-}
-
 /* ---- the pattern ---- */
 
 static int is_exp(const char *fn) { return !strcmp(fn, "expf") || !strcmp(fn, "__expf") || !strcmp(fn, "exp"); }
 
 /* d - mu (d the second's copy of the first's term): d, else NULL */
 static const kexpr *minus_rv(const kkernel *k, const kexpr *e, int rv, int j) {
-  e = kx_strip(resolve(k, e, j));
+  e = kx_strip(kx_resolve(k, e, j));
   if (!e || e->kind != KE_BINARY || e->op != KO_SUB || !kx_is_var(e->b, rv))
     return NULL;
   return e->a;
@@ -156,10 +87,10 @@ static int is_smem_zero(const block_red *r) {
 }
 
 /* Whether some load in e (through the locals' definitions) is one that f makes too. */
-static int shares_load(const cmp *c, const kexpr *e, const kexpr *f, int depth) {
+static int shares_load(const kx_cmp *c, const kexpr *e, const kexpr *f, int depth) {
   if (!e || depth > 32)
     return 0;
-  e = resolve(c->k[0], e, c->j[0]);
+  e = kx_resolve(c->k[0], e, c->j[0]);
   if (e->kind == KE_LOAD && e->param >= 0) {
     /* search f for the same load */
     const kexpr *stack[64];
@@ -169,8 +100,8 @@ static int shares_load(const cmp *c, const kexpr *e, const kexpr *f, int depth) 
       const kexpr *x = stack[--n];
       if (!x)
         continue;
-      x = resolve(c->k[1], x, c->j[1]);
-      if (x->kind == KE_LOAD && xsame(c, e, x, 0))
+      x = kx_resolve(c->k[1], x, c->j[1]);
+      if (x->kind == KE_LOAD && kx_same(c, e, x))
         return 1;
       if (n + 3 + x->nargs > 64)
         return 0;
@@ -190,16 +121,16 @@ static int shares_load(const cmp *c, const kexpr *e, const kexpr *f, int depth) 
 }
 
 /* The chain patterns: the second reads the first's value as rv. */
-static const char *check_chain(const kmodel *m, const cmp *c, stats_pair *p) {
+static const char *check_chain(const kmodel *m, const kx_cmp *c, stats_pair *p) {
   const block_red *a = &p->r[0], *b = &p->r[1];
   const kstep *st1 = b->st;
   const karg *out0 = &a->st->args[a->out];
   const kexpr *rvload = kx_strip(b->k->vars[p->rv].init);
-  if (!xsame(c, a->store->index, b->k->accesses[rvload->access].flat_index, 0))
+  if (!kx_same(c, a->store->index, b->k->accesses[rvload->access].flat_index))
     return "the second reads the first's buffer at another index than the first stores at";
   int reads = 0;
   for (int i = 0; i < b->k->naccesses; i++)
-    if (b->k->accesses[i].param >= 0 && same_arg(&st1->args[b->k->accesses[i].param], out0))
+    if (b->k->accesses[i].param >= 0 && karg_same(&st1->args[b->k->accesses[i].param], out0))
       reads++;
   if (reads != 1)
     return "the second reads the first's buffer more than once";
@@ -213,7 +144,7 @@ static const char *check_chain(const kmodel *m, const cmp *c, stats_pair *p) {
     if (t->kind != KE_CALL || t->nargs != 1 || !is_exp(t->text))
       return "the first takes a max and the second sums no exp(... - max)";
     const kexpr *d = minus_rv(b->k, t->args[0], p->rv, bj);
-    if (!d || !xsame(c, a->loop.term, d, 0))
+    if (!d || !kx_same(c, a->loop.term, d))
       return "the second sums exp(f - max) for another f than the first's";
     if (!is_smem_zero(a))
       return "the first does not store its max as it is";
@@ -227,8 +158,8 @@ static const char *check_chain(const kmodel *m, const cmp *c, stats_pair *p) {
   const kexpr *du = u ? minus_rv(b->k, u, p->rv, bj) : NULL, *dw = w ? minus_rv(b->k, w, p->rv, bj) : NULL;
   if (!du || !dw)
     return "the first takes a sum and the second sums no (f - value) * (f - value)";
-  cmp self = {{b->k, b->k}, {st1, st1}, {bj, bj}};
-  if (!xsame(&self, du, dw, 0) || !xsame(c, a->loop.term, du, 0))
+  kx_cmp self = {{b->k, b->k}, {st1, st1}, {bj, bj}};
+  if (!kx_same(&self, du, dw) || !kx_same(c, a->loop.term, du))
     return "the second sums the squares of another f than the first sums";
   (void)m;
   p->kind = STATS_MOMENTS;
@@ -245,11 +176,11 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
     return "not two block reductions";
   const block_red *a = &p->r[0], *b = &p->r[1];
   const karg *out0 = &st0->args[a->out], *out1 = &st1->args[b->out];
-  cmp c = {{a->k, b->k}, {st0, st1}, {a->loop.loop->loop_var, b->loop.loop->loop_var}};
+  kx_cmp c = {{a->k, b->k}, {st0, st1}, {a->loop.loop->loop_var, b->loop.loop->loop_var}};
   /* the second's declaration mu = out0[X0], or loads the two make alike */
   for (int i = 0; i < b->npre && p->rv < 0; i++) {
     const kexpr *v = kx_strip(b->pre[i]->value);
-    if (v && v->kind == KE_LOAD && v->param >= 0 && same_arg(&st1->args[v->param], out0))
+    if (v && v->kind == KE_LOAD && v->param >= 0 && karg_same(&st1->args[v->param], out0))
       p->rv = b->pre[i]->var;
   }
   if (p->rv < 0 && !shares_load(&c, a->loop.term, b->loop.term, 0))
@@ -263,7 +194,7 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
   if (acc0->type != KT_F32 || acc1->type != KT_F32 || a->k->params[a->out].type != KT_F32 ||
       b->k->params[b->out].type != KT_F32)
     return "they do not reduce float values into float buffers";
-  if (!xsame(&c, a->loop.loop->hi, b->loop.loop->hi, 0))
+  if (!kx_same(&c, a->loop.loop->hi, b->loop.loop->hi))
     return "their rows are not shown to have the same length";
   if (p->rv >= 0) {
     const char *why = check_chain(m, &c, p);
@@ -273,7 +204,7 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
     p->kind = STATS_SIBLINGS;
   }
   /* the buffers: the second may read the first's output only as rv */
-  if (out0->ref == KREF_UNKNOWN || out1->ref == KREF_UNKNOWN || same_arg(out0, out1))
+  if (out0->ref == KREF_UNKNOWN || out1->ref == KREF_UNKNOWN || karg_same(out0, out1))
     return "their outputs are not two buffers kfuse can tell apart";
   for (int s = 0; s < 2; s++) {
     const block_red *r = &p->r[s];
@@ -281,7 +212,7 @@ static const char *check_pair(const kmodel *m, const kstep *st0, const kstep *st
       const karg *g = &r->st->args[q];
       if (!r->k->params[q].is_pointer || !r->k->params[q].reads)
         continue;
-      if (same_arg(g, out1) || (same_arg(g, out0) && (s == 0 || p->rv < 0)) || g->ref == KREF_UNKNOWN)
+      if (karg_same(g, out1) || (karg_same(g, out0) && (s == 0 || p->rv < 0)) || g->ref == KREF_UNKNOWN)
         return arena_printf(m->arena, "'%s' may be one of the outputs", g->text);
     }
   }
@@ -380,7 +311,7 @@ static int build_params(arena *a, fused *f) {
     int at = -1;
     for (int q = 0; q < r0->k->nparams && at < 0; q++)
       if (r0->k->params[q].is_pointer == r1->k->params[i].is_pointer &&
-          same_arg(&r0->st->args[q], &r1->st->args[i]))
+          karg_same(&r0->st->args[q], &r1->st->args[i]))
         at = q;
     if (at >= 0) {
       f->pname2[i] = r0->k->params[at].name;

@@ -67,6 +67,69 @@ void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max) {
 
 const char *k_unconst(const char *t) { return strncmp(t, "const ", 6) ? t : t + 6; }
 
+/* ---- comparing expressions of two kernels ---- */
+
+int karg_same(const karg *a, const karg *b) {
+  if (a->ref != b->ref)
+    return 0;
+  if (a->ref == KREF_NONE)
+    return !strcmp(a->text, b->text);
+  if (a->ref == KREF_UNKNOWN)
+    return 0;
+  return a->buffer == b->buffer && (a->offset ? b->offset && !strcmp(a->offset, b->offset) : !b->offset);
+}
+
+const kexpr *kx_resolve(const kkernel *k, const kexpr *e, int j) {
+  for (int n = 0; e && e->kind == KE_VAR && e->var != j && n < 32; n++) {
+    const kvar *v = &k->vars[e->var];
+    if (v->kind != KV_LOCAL || v->nassign || !v->init)
+      break;
+    e = v->init;
+  }
+  return e;
+}
+
+static int same(const kx_cmp *c, const kexpr *a, const kexpr *b, int depth) {
+  if (!a || !b)
+    return a == b;
+  if (depth > 64)
+    return 0;
+  a = kx_resolve(c->k[0], a, c->j[0]);
+  b = kx_resolve(c->k[1], b, c->j[1]);
+  if (a->kind != b->kind)
+    return 0;
+  switch (a->kind) {
+  case KE_INT: return a->ival == b->ival;
+  case KE_FLT: return a->fval == b->fval && !strcmp(a->text ? a->text : "", b->text ? b->text : "");
+  case KE_CONST: return a->ival == b->ival && a->fval == b->fval && !strcmp(a->text, b->text);
+  case KE_PARAM: return karg_same(&c->st[0]->args[a->param], &c->st[1]->args[b->param]);
+  case KE_VAR: return a->var == c->j[0] && b->var == c->j[1];
+  case KE_BUILTIN: return a->builtin == b->builtin;
+  case KE_LOAD: {
+    if (a->param < 0 || b->param < 0 || !karg_same(&c->st[0]->args[a->param], &c->st[1]->args[b->param]))
+      return 0;
+    const kexpr *fa = c->k[0]->accesses[a->access].flat_index, *fb = c->k[1]->accesses[b->access].flat_index;
+    return fa && fb && same(c, fa, fb, depth + 1);
+  }
+  case KE_UNARY: return a->op == b->op && same(c, a->a, b->a, depth + 1);
+  case KE_BINARY: return a->op == b->op && same(c, a->a, b->a, depth + 1) && same(c, a->b, b->b, depth + 1);
+  case KE_SELECT:
+    return same(c, a->a, b->a, depth + 1) && same(c, a->b, b->b, depth + 1) && same(c, a->c, b->c, depth + 1);
+  case KE_CALL:
+    if (strcmp(a->text, b->text) || a->nargs != b->nargs)
+      return 0;
+    for (int i = 0; i < a->nargs; i++)
+      if (!same(c, a->args[i], b->args[i], depth + 1))
+        return 0;
+    return 1;
+  case KE_CAST: return !strcmp(k_unconst(a->text), k_unconst(b->text)) && same(c, a->a, b->a, depth + 1);
+  case KE_MEMBER: return !strcmp(a->text, b->text) && same(c, a->a, b->a, depth + 1);
+  default: return 0;
+  }
+}
+
+int kx_same(const kx_cmp *c, const kexpr *a, const kexpr *b) { return same(c, a, b, 0); }
+
 /* ---- reduction loops ---- */
 
 static int is_minmax(const char *fn) {

@@ -51,6 +51,27 @@ void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max);
 /* A type spelling without a leading const. */
 const char *k_unconst(const char *t);
 
+/* ---- comparing expressions of two kernels (or of one kernel at two loops) ---- */
+
+/* Two launches and their kernels, and a loop variable of each that stands for the same
+ * element (-1: none). */
+typedef struct kx_cmp {
+  const kkernel *k[2];
+  const kstep *st[2];
+  int j[2];
+} kx_cmp;
+
+/* Whether two launch arguments are the same buffer (or the same scalar text). */
+int karg_same(const karg *a, const karg *b);
+/* e, or the definition of the local it names, followed through single-definition locals
+ * (the loop variable j aside). */
+const kexpr *kx_resolve(const kkernel *k, const kexpr *e, int j);
+/* Whether a (of c's first kernel) and b (of its second) compute the same value: the same
+ * arithmetic on the same buffers at the same indices, the same scalars (compared through
+ * the launches' arguments), the loop variables in place of each other, locals through
+ * their definitions. */
+int kx_same(const kx_cmp *c, const kexpr *a, const kexpr *b);
+
 /* ---- reduction loops ---- */
 
 typedef struct red_loop {
