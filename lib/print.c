@@ -12,6 +12,7 @@ typedef struct printer {
   print_hook hook;
   print_expr_hook ehook;
   void *ctx;
+  const kstmt *skip;    /* a statement the hook is not asked about (print_stmt_with) */
 } printer;
 
 static void pexpr(const printer *p, const kexpr *e, strbuf *b);
@@ -176,12 +177,12 @@ static void pexpr(const printer *p, const kexpr *e, strbuf *b) {
 
 
 void print_expr(const kkernel *k, const kexpr *e, strbuf *b) {
-  printer p = {k, NULL, NULL, NULL};
+  printer p = {k, NULL, NULL, NULL, NULL};
   pexpr(&p, e, b);
 }
 
 void print_expr_with(const kkernel *k, const print_hooks *h, const kexpr *e, strbuf *b) {
-  printer p = {k, h->stmt, h->expr, h->ctx};
+  printer p = {k, h->stmt, h->expr, h->ctx, NULL};
   pexpr(&p, e, b);
 }
 
@@ -273,7 +274,7 @@ static void print_body_of(const printer *p, const kstmt *s, strbuf *b, int depth
 
 static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, int inline_) {
   const kkernel *k = p->k;
-  if (!inline_ && p->hook && p->hook(p->ctx, s, b, depth))
+  if (!inline_ && p->hook && s != p->skip && p->hook(p->ctx, s, b, depth))
     return;
   if (s->pragma && !inline_) {
     indent(b, depth);
@@ -395,10 +396,15 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
 void print_body_with(const kkernel *k, const print_hooks *h, strbuf *b) {
   if (!k->body)
     KFUSE_BUG("print_body on opaque kernel %s", k->name);
-  printer p = {k, h->stmt, h->expr, h->ctx};
+  printer p = {k, h->stmt, h->expr, h->ctx, NULL};
   sb_puts(b, "{\n");
   print_block_items(&p, k->body, b, 1);
   sb_putc(b, '}');
+}
+
+void print_stmt_with(const kkernel *k, const print_hooks *h, const kstmt *s, int depth, strbuf *b) {
+  printer p = {k, h->stmt, h->expr, h->ctx, s};
+  print_stmt(&p, s, b, depth, 0);
 }
 
 void print_body_hooked(const kkernel *k, print_hook hook, void *ctx, strbuf *b) {

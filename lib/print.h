@@ -32,6 +32,10 @@ typedef struct print_hooks {
  * that prints the operands of what it replaces). */
 void print_body_with(const kkernel *k, const print_hooks *h, strbuf *b);
 void print_expr_with(const kkernel *k, const print_hooks *h, const kexpr *e, strbuf *b);
+/* Prints statement s of k at depth (whole lines) with the hooks, except that the statement
+ * hook is not asked about s itself: for a hook that prints a statement as it is and adds
+ * to it. */
+void print_stmt_with(const kkernel *k, const print_hooks *h, const kstmt *s, int depth, strbuf *b);
 /* Prints the whole kernel definition: its header as written, then the printed body. */
 void print_kernel(const kkernel *k, strbuf *b);
 

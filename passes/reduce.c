@@ -89,11 +89,20 @@ const kexpr *kx_resolve(const kkernel *k, const kexpr *e, int j) {
   return e;
 }
 
+/* Whether parameter pa of c's first kernel and pb of its second are passed the same. */
+static int same_param(const kx_cmp *c, int pa, int pb) {
+  if (c->st[0] == c->st[1] && pa == pb)
+    return 1; /* one argument of one launch, whatever it points to */
+  return karg_same(&c->st[0]->args[pa], &c->st[1]->args[pb]);
+}
+
 static int same(const kx_cmp *c, const kexpr *a, const kexpr *b, int depth) {
   if (!a || !b)
     return a == b;
   if (depth > 64)
     return 0;
+  if (a == b && c->k[0] == c->k[1] && c->st[0] == c->st[1] && c->j[0] == c->j[1])
+    return 1; /* one expression of one kernel, seen from one place */
   a = kx_resolve(c->k[0], a, c->j[0]);
   b = kx_resolve(c->k[1], b, c->j[1]);
   if (a->kind != b->kind)
@@ -102,11 +111,15 @@ static int same(const kx_cmp *c, const kexpr *a, const kexpr *b, int depth) {
   case KE_INT: return a->ival == b->ival;
   case KE_FLT: return a->fval == b->fval && !strcmp(a->text ? a->text : "", b->text ? b->text : "");
   case KE_CONST: return a->ival == b->ival && a->fval == b->fval && !strcmp(a->text, b->text);
-  case KE_PARAM: return karg_same(&c->st[0]->args[a->param], &c->st[1]->args[b->param]);
-  case KE_VAR: return a->var == c->j[0] && b->var == c->j[1];
+  case KE_PARAM: return same_param(c, a->param, b->param);
+  case KE_VAR:
+    if (a->var == c->j[0] && b->var == c->j[1])
+      return 1;
+    /* a variable of one kernel, compared within one place (one loop, one statement) */
+    return c->k[0] == c->k[1] && c->j[0] == c->j[1] && a->var == b->var && a->var != c->j[0];
   case KE_BUILTIN: return a->builtin == b->builtin;
   case KE_LOAD: {
-    if (a->param < 0 || b->param < 0 || !karg_same(&c->st[0]->args[a->param], &c->st[1]->args[b->param]))
+    if (a->param < 0 || b->param < 0 || !same_param(c, a->param, b->param))
       return 0;
     const kexpr *fa = c->k[0]->accesses[a->access].flat_index, *fb = c->k[1]->accesses[b->access].flat_index;
     return fa && fb && same(c, fa, fb, depth + 1);
@@ -195,10 +208,14 @@ int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L) {
 static const unsigned THREAD_DEPENDENT = B(KB_TID_X) | B(KB_TID_Y) | B(KB_TID_Z) | B(KB_BDIM_X) | B(KB_BDIM_Y) |
                                          B(KB_BDIM_Z) | B(KB_WARPSIZE);
 
-static int is_builtin(const kexpr *e, kbuiltin b) {
+/* Whether e is builtin b (casts aside; with k, through single-definition locals too). */
+static int is_builtin_in(const kkernel *k, const kexpr *e, kbuiltin b) {
+  e = kx_strip(k ? kx_resolve(k, e, -1) : e);
   e = kx_strip(e);
   return e && e->kind == KE_BUILTIN && e->builtin == b;
 }
+
+static int is_builtin(const kexpr *e, kbuiltin b) { return is_builtin_in(NULL, e, b); }
 
 static int is_int(const kexpr *e, long long v) {
   e = kx_strip(e);
@@ -209,7 +226,7 @@ static int is_int(const kexpr *e, long long v) {
 static int is_block(const kexpr *e, long long threads) { return is_builtin(e, KB_BDIM_X) || is_int(e, threads); }
 
 /* a load of shared array var at threadIdx.x (+ s when s >= 0; at 0 when s == -2) */
-static int is_smem_at(const kexpr *e, int var, int s) {
+static int is_smem_at_in(const kkernel *k, const kexpr *e, int var, int s) {
   e = kx_strip(e);
   if (!e || e->kind != KE_LOAD || e->param >= 0 || e->var != var)
     return 0;
@@ -217,10 +234,13 @@ static int is_smem_at(const kexpr *e, int var, int s) {
   if (s == -2)
     return is_int(i, 0);
   if (s < 0)
-    return is_builtin(i, KB_TID_X);
+    return is_builtin_in(k, i, KB_TID_X);
   return i && i->kind == KE_BINARY && i->op == KO_ADD &&
-         ((is_builtin(i->a, KB_TID_X) && kx_is_var(i->b, s)) || (is_builtin(i->b, KB_TID_X) && kx_is_var(i->a, s)));
+         ((is_builtin_in(k, i->a, KB_TID_X) && kx_is_var(i->b, s)) ||
+          (is_builtin_in(k, i->b, KB_TID_X) && kx_is_var(i->a, s)));
 }
+
+static int is_smem_at(const kexpr *e, int var, int s) { return is_smem_at_in(NULL, e, var, s); }
 
 /* Whether e reads the shared array var anywhere but at [0] */
 static int reads_smem_elsewhere(const kexpr *e, int var) {
@@ -239,7 +259,10 @@ static int reads_smem_elsewhere(const kexpr *e, int var) {
 /* The tree: for (s = blockDim.x / 2; s > 0; s >>= 1) { if (threadIdx.x < s) smem[t] op= smem[t + s];
  * __syncthreads(); }, op the loop's. */
 static int match_tree(const block_red *r, const kstmt *t) {
-  long long bt = r->st->block_threads;
+  return red_match_tree(NULL, t, r->smem, r->loop.fn, r->st->block_threads);
+}
+
+int red_match_tree(const kkernel *k, const kstmt *t, int smem, const char *fn, long long bt) {
   if (t->kind != KST_FOR || !t->init || t->init->kind != KST_DECL || !t->init->value || !t->cond || !t->step)
     return 0;
   int s = t->init->var;
@@ -260,24 +283,24 @@ static int match_tree(const block_red *r, const kstmt *t) {
   if (n != 2 || v[0]->kind != KST_IF || v[0]->orelse || v[1]->kind != KST_SYNC)
     return 0;
   const kexpr *g = kx_strip(v[0]->cond);
-  if (!g || g->kind != KE_BINARY || g->op != KO_LT || !is_builtin(g->a, KB_TID_X) || !kx_is_var(g->b, s))
+  if (!g || g->kind != KE_BINARY || g->op != KO_LT || !is_builtin_in(k, g->a, KB_TID_X) || !kx_is_var(g->b, s))
     return 0;
   const kstmt *u[2];
   int nu = 0;
   kst_flatten(v[0]->then, u, &nu, 2);
-  if (nu != 1 || u[0]->kind != KST_STORE || u[0]->array_var != r->smem || !is_builtin(u[0]->index, KB_TID_X))
+  if (nu != 1 || u[0]->kind != KST_STORE || u[0]->array_var != smem || !is_builtin_in(k, u[0]->index, KB_TID_X))
     return 0;
   const kexpr *val = kx_strip(u[0]->value);
-  if (!r->loop.fn) { /* smem[t] += smem[t + s], or = smem[t] + smem[t + s] */
+  if (!fn) { /* smem[t] += smem[t + s], or = smem[t] + smem[t + s] */
     if (u[0]->op == KO_ADD)
-      return is_smem_at(val, r->smem, s);
+      return is_smem_at_in(k, val, smem, s);
     return u[0]->op < 0 && val->kind == KE_BINARY && val->op == KO_ADD &&
-           ((is_smem_at(val->a, r->smem, -1) && is_smem_at(val->b, r->smem, s)) ||
-            (is_smem_at(val->b, r->smem, -1) && is_smem_at(val->a, r->smem, s)));
+           ((is_smem_at_in(k, val->a, smem, -1) && is_smem_at_in(k, val->b, smem, s)) ||
+            (is_smem_at_in(k, val->b, smem, -1) && is_smem_at_in(k, val->a, smem, s)));
   }
-  return u[0]->op < 0 && val->kind == KE_CALL && val->nargs == 2 && !strcmp(val->text, r->loop.fn) &&
-         ((is_smem_at(val->args[0], r->smem, -1) && is_smem_at(val->args[1], r->smem, s)) ||
-          (is_smem_at(val->args[1], r->smem, -1) && is_smem_at(val->args[0], r->smem, s)));
+  return u[0]->op < 0 && val->kind == KE_CALL && val->nargs == 2 && !strcmp(val->text, fn) &&
+         ((is_smem_at_in(k, val->args[0], smem, -1) && is_smem_at_in(k, val->args[1], smem, s)) ||
+          (is_smem_at_in(k, val->args[1], smem, -1) && is_smem_at_in(k, val->args[0], smem, s)));
 }
 
 const char *block_red_match(const kmodel *m, const kstep *st, block_red *r) {

@@ -102,6 +102,15 @@ typedef struct block_red {
   int out;                      /* out's parameter */
 } block_red;
 
+/* Whether t is a shared-memory halving tree over array smem with fn's operator (NULL for a
+ * sum), for a block of bt threads (blockDim.x or bt spelled as a number):
+ *   for (s = blockDim.x / 2; s > 0; s >>= 1) {
+ *     if (threadIdx.x < s) smem[threadIdx.x] = fn(smem[threadIdx.x], smem[threadIdx.x + s]);
+ *     __syncthreads();
+ *   }                                              (a sum: smem[threadIdx.x] += ...)
+ * With k, threadIdx.x may also be a local of k with that single definition. */
+int red_match_tree(const kkernel *k, const kstmt *t, int smem, const char *fn, long long bt);
+
 /* Whether launch st is a block row reduction; fills *r. Otherwise returns why not. */
 const char *block_red_match(const kmodel *m, const kstep *st, block_red *r);
 
