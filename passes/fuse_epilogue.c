@@ -230,7 +230,13 @@ static int check_site(const variant *v, int ei, int at, site_info *s, const char
   for (int p = 0; p < k->nparams; p++) {
     if (!k->params[p].is_pointer || !k->params[p].writes)
       continue;
-    int b = prun_find_buf(r, st->args[p].ref, st->args[p].buffer);
+    int b = prun_find_arg(r, &st->args[p]);
+    for (int o = 0; o < r->nbufs && b < 0; o++)
+      if (r->bufs[o].ref == st->args[p].ref && r->bufs[o].id == st->args[p].buffer) {
+        *why = arena_printf(m->arena, "the run reads '%s' through another pointer into it than '%s' writes",
+                            r->bufs[o].name, k->name);
+        return 0;
+      }
     if (b < 0 || !r->bufs[b].read_first)
       continue;
     if (s->P.c >= 0) {

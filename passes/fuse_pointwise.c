@@ -84,6 +84,21 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
   return found;
 }
 
+/* Whether a member reads buffer b at its element (on the vector path: from a float4). */
+static int read_at_element(const prun *r, int b) {
+  for (int mi = 0; mi < r->nmem; mi++) {
+    const prun_member *mb = &r->mem[mi];
+    if (mb->is_memset)
+      continue;
+    for (int a = 0; a < mb->L.k->naccesses; a++) {
+      const kaccess *ac = &mb->L.k->accesses[a];
+      if (ac->param >= 0 && !ac->is_store && pw_at_element(&mb->L, a) && prun_find_arg(r, &mb->st->args[ac->param]) == b)
+        return 1;
+    }
+  }
+  return 0;
+}
+
 /* Whether every buffer of the fused kernel holds float: the vector path applies. */
 static int all_float(const prun *r) {
   for (int i = 0; i < r->nbufs; i++)
@@ -169,11 +184,12 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&t, "  const %s kf_stride = (%s)gridDim.x * blockDim.x;\n", lt, lt);
   sb_printf(&t, "  const %s kf_start = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", lt, lt);
   if (vec == 4) {
-    /* float4 loads and stores when every buffer is 16-byte aligned, then the rest */
+    /* float4 loads and stores when every buffer they touch is 16-byte aligned (those read
+     * only at other elements, a broadcast bias, need not be), then the rest */
     sb_puts(&t, "  const unsigned long long kf_addresses =");
     const char *sep = " ";
     for (int i = 0; i < r.nbufs; i++)
-      if (r.bufs[i].param >= 0) {
+      if (r.bufs[i].param >= 0 && (r.bufs[i].store || (r.bufs[i].read_first && read_at_element(&r, i)))) {
         sb_printf(&t, "%s(unsigned long long)%s", sep, x.fk.params[r.bufs[i].param].name);
         sep = " | ";
       }
@@ -190,20 +206,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     const char *pad = ilp > 1 ? "      " : "    ";
     for (int i = 0; i < r.nbufs; i++) {
       const prun_buf *bf = &r.bufs[i];
-      int read_at_i = 0;
-      for (int mi = 0; mi < r.nmem; mi++) {
-        const prun_member *mb = &r.mem[mi];
-        if (mb->is_memset)
-          continue;
-        for (int a = 0; a < mb->L.k->naccesses; a++) {
-          const kaccess *ac = &mb->L.k->accesses[a];
-          if (ac->param >= 0 && !ac->is_store && pw_at_element(&mb->L, a) &&
-              prun_find_buf(&r, mb->st->args[ac->param].ref, mb->st->args[ac->param].buffer) == i)
-            read_at_i = 1;
-        }
-      }
       const char *pn = bf->param >= 0 ? x.fk.params[bf->param].name : NULL;
-      if (pn && read_at_i && bf->read_first) {
+      if (pn && read_at_element(&r, i) && bf->read_first) {
         x.vec[i] = prun_new_var(&x, arena_printf(v->a, "%s_4", pn), "float4");
         const char *vn = x.fk.vars[x.vec[i]].name;
         if (ilp > 1) {

@@ -142,9 +142,10 @@ static int touches_run(const prun *r, const kstep *st) {
       return 1;
     if (g->ref == KREF_NONE)
       continue;
-    int b = prun_find_buf(r, g->ref, g->buffer);
-    if (b >= 0 && (r->bufs[b].written || (r->bufs[b].read_first && g->writes)))
-      return 1;
+    for (int b = 0; b < r->nbufs; b++) /* the whole buffer or a view into it */
+      if (r->bufs[b].ref == g->ref && r->bufs[b].id == g->buffer &&
+          (r->bufs[b].written || (r->bufs[b].read_first && g->writes)))
+        return 1;
   }
   return 0;
 }

@@ -10,9 +10,28 @@
 /* ---- runs ---- */
 int prun_find_buf(const prun *r, kref_kind ref, int id) {
   for (int i = 0; i < r->nbufs; i++)
-    if (r->bufs[i].ref == ref && r->bufs[i].id == id)
+    if (r->bufs[i].ref == ref && r->bufs[i].id == id && !r->bufs[i].offset)
       return i;
   return -1;
+}
+
+int prun_find_arg(const prun *r, const karg *a) {
+  for (int i = 0; i < r->nbufs; i++)
+    if (r->bufs[i].ref == a->ref && r->bufs[i].id == a->buffer &&
+        (r->bufs[i].offset ? a->offset && !strcmp(r->bufs[i].offset, a->offset) : !a->offset))
+      return i;
+  return -1;
+}
+
+/* Whether the run writes buffer (ref, id) through any pointer into it, or reads it
+ * through a pointer with an offset (a view another member's whole-buffer write would
+ * overlap). */
+static int touches(const prun *r, kref_kind ref, int id, int written, int viewed) {
+  for (int i = 0; i < r->nbufs; i++)
+    if (r->bufs[i].ref == ref && r->bufs[i].id == id &&
+        ((written && r->bufs[i].written) || (viewed && r->bufs[i].offset)))
+      return 1;
+  return 0;
 }
 
 static const char *buf_name(const prun *r, kref_kind ref, int id) {
@@ -51,17 +70,20 @@ const char *prun_pointee(arena *a, const char *spelling) {
   return t;
 }
 
-static int add_buf(prun *r, kref_kind ref, int id, const char *type, ktype elem) {
-  int b = prun_find_buf(r, ref, id);
+/* The run's buffer for argument a (a whole buffer, or a read-only view at an offset into
+ * one, named by the argument's text), added when new. */
+static int add_buf(prun *r, const karg *a, const char *type, ktype elem) {
+  int b = prun_find_arg(r, a);
   if (b >= 0)
     return b;
   if (r->nbufs == PRUN_MAX_BUFS)
     return -1;
   prun_buf *x = &r->bufs[r->nbufs];
   memset(x, 0, sizeof *x);
-  x->ref = ref;
-  x->id = id;
-  x->name = buf_name(r, ref, id);
+  x->ref = a->ref;
+  x->id = a->buffer;
+  x->offset = a->offset;
+  x->name = a->offset ? a->text : buf_name(r, a->ref, a->buffer);
   x->type = type;
   x->elem = elem;
   x->param = -1;
@@ -136,9 +158,22 @@ static int add_launch(prun *r, const kstep *st) {
       }
       continue;
     }
-    if ((a->ref != KREF_PARAM && a->ref != KREF_SCRATCH) || a->offset) {
-      stop(r, st, arena_printf(m->arena, "argument '%s' of '%s' is no whole buffer of the entry",
-                               a->text, k->name));
+    if (a->ref != KREF_PARAM && a->ref != KREF_SCRATCH) {
+      stop(r, st, arena_printf(m->arena, "argument '%s' of '%s' is no buffer of the entry", a->text, k->name));
+      return 0;
+    }
+    /* a pointer into a buffer (`stats + N * G`) joins as a buffer of its own when the run
+     * only reads it and writes no part of the buffer it points into */
+    if (a->offset && (k->params[p].writes || touches(r, a->ref, a->buffer, 1, 0) || prun_names_assigned(r->e, a->text))) {
+      stop(r, st, arena_printf(m->arena, "argument '%s' of '%s' points into a buffer %s", a->text, k->name,
+                               k->params[p].writes ? "and the kernel writes through it"
+                               : prun_names_assigned(r->e, a->text) ? "through a host variable the entry reassigns"
+                                                                    : "the run writes"));
+      return 0;
+    }
+    if (!a->offset && k->params[p].writes && touches(r, a->ref, a->buffer, 0, 1)) {
+      stop(r, st, arena_printf(m->arena, "'%s' writes '%s', which the run reads through a pointer into it", k->name,
+                               a->text));
       return 0;
     }
     for (int q = 0; q < p; q++)
@@ -154,7 +189,7 @@ static int add_launch(prun *r, const kstep *st) {
     if (x->param < 0 || x->is_store)
       continue;
     const karg *a = &st->args[x->param];
-    int b = prun_find_buf(r, a->ref, a->buffer);
+    int b = prun_find_arg(r, a);
     if (!pw_at_element(L, i) && ((b >= 0 && r->bufs[b].written) || k->params[x->param].writes)) {
       stop(r, st, arena_printf(m->arena, "'%s' reads '%s' at another index than its element, and the "
                                "run writes it", k->name, a->text));
@@ -163,7 +198,7 @@ static int add_launch(prun *r, const kstep *st) {
   }
   for (int p = 0; p < k->nparams; p++)
     if (k->params[p].is_pointer && k->params[p].writes) {
-      int b = prun_find_buf(r, st->args[p].ref, st->args[p].buffer);
+      int b = prun_find_arg(r, &st->args[p]);
       if (b >= 0 && r->bufs[b].broadcast) {
         stop(r, st, arena_printf(m->arena, "'%s' writes '%s', which an earlier launch of the run reads at "
                                  "other indices", k->name, st->args[p].text));
@@ -175,9 +210,9 @@ static int add_launch(prun *r, const kstep *st) {
     const kaccess *x = &k->accesses[i];
     if (x->param < 0 || x->is_store)
       continue;
-    int b = prun_find_buf(r, st->args[x->param].ref, st->args[x->param].buffer);
+    int b = prun_find_arg(r, &st->args[x->param]);
     if (b < 0 || !r->bufs[b].written) {
-      b = add_buf(r, st->args[x->param].ref, st->args[x->param].buffer,
+      b = add_buf(r, &st->args[x->param],
                   prun_pointee(m->arena, k->params[x->param].type_spelling), k->params[x->param].type);
       if (b < 0) {
         stop(r, st, "the run has too many buffers");
@@ -190,7 +225,7 @@ static int add_launch(prun *r, const kstep *st) {
     const karg *a = &st->args[p];
     if (!k->params[p].is_pointer)
       continue;
-    int b = add_buf(r, a->ref, a->buffer, prun_pointee(m->arena, k->params[p].type_spelling),
+    int b = add_buf(r, a, prun_pointee(m->arena, k->params[p].type_spelling),
                     k->params[p].type);
     if (b < 0) {
       stop(r, st, "the run has too many buffers");
@@ -202,7 +237,7 @@ static int add_launch(prun *r, const kstep *st) {
   for (int i = 0; i < k->naccesses; i++) {
     const kaccess *x = &k->accesses[i];
     if (x->param >= 0 && !x->is_store && !pw_at_element(L, i))
-      r->bufs[prun_find_buf(r, st->args[x->param].ref, st->args[x->param].buffer)].broadcast = 1;
+      r->bufs[prun_find_arg(r, &st->args[x->param])].broadcast = 1;
   }
   if (!r->nlaunch)
     r->domain = L->domain;
@@ -236,10 +271,12 @@ static int add_memset(prun *r, const kstep *st) {
   if (st->nargs < 3)
     return 0;
   const karg *a = &st->args[0];
+  if (a->offset || touches(r, a->ref, a->buffer, 0, 1))
+    return 0;
   int b = prun_find_buf(r, a->ref, a->buffer);
   if (b < 0 && a->ref == KREF_PARAM && c_type(r->e->params[a->buffer].elem))
-    b = add_buf(r, a->ref, a->buffer, c_type(r->e->params[a->buffer].elem), r->e->params[a->buffer].elem);
-  if (b < 0 || a->offset || r->bufs[b].broadcast)
+    b = add_buf(r, a, c_type(r->e->params[a->buffer].elem), r->e->params[a->buffer].elem);
+  if (b < 0 || r->bufs[b].broadcast)
     return 0;
   const xexpr *v = st->args[1].value;
   if (!v || v->kind != XE_INT || v->ival != 0 || !ktype_size(r->bufs[b].elem))
@@ -375,7 +412,7 @@ int prun_build(const variant *v, int ei, int first, prun *r) {
       }
       for (int p = 0; p < mb->L.k->nparams && !w; p++)
         w = mb->L.k->params[p].is_pointer && mb->L.k->params[p].writes &&
-            prun_find_buf(r, mb->st->args[p].ref, mb->st->args[p].buffer) == b;
+            prun_find_arg(r, &mb->st->args[p]) == b;
     }
     r->bufs[b].written = w;
   }
@@ -437,6 +474,95 @@ static kexpr *node(prun_emit *x, kexpr_kind kind) {
 
 static const char *lane_name[] = {"x", "y", "z", "w"};
 
+/* ---- divisions of the element index, once per float4 ----
+ * On the vector path a member over a one-dimensional grid that divides its element index
+ * by an expression D of its scalar parameters (`i / HW`, a channel's plane) gets the
+ * quotient once per float4: with D % 4 == 0 (checked at run time with the alignment) the
+ * four lanes 4 * kf_j + lane have the quotient of 4 * kf_j. */
+
+/* Whether e depends only on the kernel's scalar parameters and constants. */
+static int invariant(const kexpr *e) {
+  if (!e)
+    return 1;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_CONST:
+  case KE_PARAM: return 1;
+  case KE_CAST:
+  case KE_UNARY: return invariant(e->a);
+  case KE_BINARY: return e->op != KO_COMMA && invariant(e->a) && invariant(e->b);
+  default: return 0;
+  }
+}
+
+/* Whether e is `elem / D` for member mb, D invariant and e of integer type. */
+static int is_elem_division(const prun_member *mb, const kexpr *e) {
+  if (mb->is_memset || mb->L.row >= 0 || e->kind != KE_BINARY || e->op != KO_DIV || !ktype_is_int(e->type))
+    return 0;
+  const kexpr *a = e->a;
+  while (a && a->kind == KE_CAST && ktype_is_int(a->type) && ktype_size(a->type) >= ktype_size(mb->L.index_type))
+    a = a->a;
+  return a && a->kind == KE_VAR && a->var == mb->L.elem && invariant(e->b);
+}
+
+static void print_x(prun_emit *x, int mi, const kexpr *e);
+
+/* The divisor D of e (an element division of member mi) in the fused kernel's terms. */
+static const char *divisor_text(prun_emit *x, int mi, const kexpr *e) {
+  strbuf t = {0}, *keep = x->b;
+  x->b = &t;
+  int split = x->split_rows;
+  x->split_rows = 0;
+  print_x(x, mi, e->b);
+  x->split_rows = split;
+  x->b = keep;
+  const char *s = arena_strdup(x->a, t.s ? t.s : "");
+  sb_free(&t);
+  return s;
+}
+
+/* The hoisted quotient for e of member mi, or -1. */
+static int hoisted(prun_emit *x, int mi, const kexpr *e) {
+  if (!x->nhdiv || !is_elem_division(&x->r->mem[mi], e))
+    return -1;
+  const char *d = divisor_text(x, mi, e);
+  for (int h = 0; h < x->nhdiv; h++)
+    if (!strcmp(x->hdiv_text[h], d))
+      return h;
+  return -1;
+}
+
+static void collect_divisions_e(prun_emit *x, int mi, const kexpr *e) {
+  if (!e)
+    return;
+  if (is_elem_division(&x->r->mem[mi], e)) {
+    const char *d = divisor_text(x, mi, e);
+    int seen = 0;
+    for (int h = 0; h < x->nhdiv; h++)
+      seen |= !strcmp(x->hdiv_text[h], d);
+    if (!seen && x->nhdiv < PRUN_MAX_HOISTED)
+      x->hdiv_text[x->nhdiv++] = d;
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    collect_divisions_e(x, mi, e->args[i]);
+  collect_divisions_e(x, mi, e->a);
+  collect_divisions_e(x, mi, e->b);
+  collect_divisions_e(x, mi, e->c);
+}
+
+static void collect_divisions_s(prun_emit *x, int mi, const kstmt *s) {
+  if (!s)
+    return;
+  collect_divisions_e(x, mi, s->index);
+  collect_divisions_e(x, mi, s->value);
+  collect_divisions_e(x, mi, s->cond);
+  for (int i = 0; i < s->nbody; i++)
+    collect_divisions_s(x, mi, s->body[i]);
+  collect_divisions_s(x, mi, s->then);
+  collect_divisions_s(x, mi, s->orelse);
+}
+
 /* A copy of member mi's expression e in the fused kernel's terms. */
 static kexpr *xlate(prun_emit *x, int mi, const kexpr *e) {
   if (!e)
@@ -457,7 +583,7 @@ static kexpr *xlate(prun_emit *x, int mi, const kexpr *e) {
     return c;
   }
   case KE_LOAD: {
-    int b = prun_find_buf(x->r, st->args[e->param].ref, st->args[e->param].buffer);
+    int b = prun_find_arg(x->r, &st->args[e->param]);
     int at = pw_at_element(&mb->L, e->access);
     if (at && x->value[b] >= 0) {
       kexpr *v = node(x, KE_VAR);
@@ -483,6 +609,21 @@ static kexpr *xlate(prun_emit *x, int mi, const kexpr *e) {
     c->args = arena_alloc(x->a, sizeof *c->args * (size_t)(e->nargs + 1));
     for (int i = 0; i < e->nargs; i++)
       c->args[i] = xlate(x, mi, e->args[i]);
+    return c;
+  case KE_BINARY:
+    if (x->lane >= 0 && x->split_rows) {
+      int h = hoisted(x, mi, e);
+      if (h >= 0) {
+        kexpr *v = node(x, KE_VAR);
+        v->type = e->type;
+        v->type_spelling = e->type_spelling;
+        v->var = x->hdiv_var[h];
+        return v;
+      }
+    }
+    c->a = xlate(x, mi, e->a);
+    c->b = xlate(x, mi, e->b);
+    c->c = xlate(x, mi, e->c);
     return c;
   default:
     c->a = xlate(x, mi, e->a);
@@ -575,7 +716,7 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
     return;
   case KST_STORE: {
     const karg *a = &mb->st->args[s->param];
-    int bi = prun_find_buf(x->r, a->ref, a->buffer);
+    int bi = prun_find_arg(x->r, a);
     /* the value first, while a load of this buffer still means its value before the store
      * (`y[i] = fmaxf(y[i], 0.f)` reads y's element from memory) */
     strbuf value = {0};
@@ -689,7 +830,7 @@ void prun_print_element(prun_emit *x, int depth) {
     for (int p = 0; p < k->nparams && p < 256; p++) {
       if (!nested[p])
         continue;
-      int bi = prun_find_buf(r, mb->st->args[p].ref, mb->st->args[p].buffer);
+      int bi = prun_find_arg(r, &mb->st->args[p]);
       if (x->value[bi] >= 0)
         continue;
       x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", r->bufs[bi].name), value_type(&r->bufs[bi]));
@@ -786,6 +927,12 @@ void prun_print_rows(prun_emit *x, int depth) {
     print_x(x, mi, mb->L.bound);
     sb_puts(x->b, ");\n");
   }
+  for (int h = 0; h < x->nhdiv; h++) {
+    x->hdiv_var[h] = prun_new_var(x, arena_printf(x->a, "kf_q%d", h + 1), "long long");
+    indent(x->b, depth);
+    sb_printf(x->b, "const long long %s = 4 * kf_j / (%s); // the four lanes' quotient\n",
+              x->fk.vars[x->hdiv_var[h]].name, x->hdiv_text[h]);
+  }
   x->split_rows = 1;
 }
 
@@ -798,6 +945,8 @@ void prun_print_row_alignment(prun_emit *x) {
     print_x(x, mi, mb->L.bound);
     sb_puts(x->b, ") % 4 == 0");
   }
+  for (int h = 0; h < x->nhdiv; h++)
+    sb_printf(x->b, " && (%s) %% 4 == 0", x->hdiv_text[h]);
 }
 
 /* The stores of the element's final values (scalar path: at i; vector path: into the
@@ -973,6 +1122,17 @@ void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *bas
                           : prun_new_var(x, arena_printf(x->a, "m%d_%s", mi + 1, k->vars[v].name),
                                          k->vars[v].type_spelling);
   }
+  /* the element divisions to hoist on the vector path (where the kernel has one) */
+  if (!base)
+    for (int mi = 0; mi < r->nmem; mi++) {
+      const prun_member *mb = &r->mem[mi];
+      if (mb->is_memset || mb->L.row >= 0)
+        continue;
+      for (int i = 0; i < mb->L.npre; i++)
+        collect_divisions_s(x, mi, mb->L.pre[i]);
+      for (int i = 0; i < mb->L.nbody; i++)
+        collect_divisions_s(x, mi, mb->L.body[i]);
+    }
 }
 
 /* ---- buffers in kernel expressions ---- */

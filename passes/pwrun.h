@@ -22,6 +22,7 @@ enum {
   PRUN_MAX_BUFS = 64,    /* buffers it touches */
   PRUN_MAX_SCALARS = 64, /* scalar arguments of its kernels */
   PRUN_MAX_VARS = 4096,  /* variables of one member's kernel */
+  PRUN_MAX_HOISTED = 8,  /* element divisions computed once per float4 */
 };
 
 /* A member of a run: a pointwise launch or a zero memset. */
@@ -36,7 +37,10 @@ typedef struct prun_member {
 typedef struct prun_buf {
   kref_kind ref;
   int id;                  /* entry param index or scratch alloc step */
-  const char *name;        /* the host name: parameter or scratch variable */
+  const char *offset;      /* a read-only view at this offset into the buffer (the launch's
+                            * pointer arithmetic, karg.offset), or NULL for the whole */
+  const char *name;        /* the host name: parameter or scratch variable; for a view,
+                            * the argument as written */
   const char *type;        /* element type as the kernels spell it ("float") */
   ktype elem;
   int written;             /* by some prun_member */
@@ -87,7 +91,12 @@ typedef struct prun_emit {
   int *preset;             /* per buffer: the var that holds its value when an element
                             * starts (fuse-epilogue's producer value), or -1; NULL: none */
   int split_rows;          /* vector path: two-dimensional members take their row and first
-                            * column from prun_print_rows's variables, once per float4 */
+                            * column from prun_print_rows's variables, once per float4, and
+                            * one-dimensional ones their element divisions */
+  const char *hdiv_text[PRUN_MAX_HOISTED]; /* divisors D of `i / D` (fused terms) that
+                            * the vector path computes once per float4 */
+  int hdiv_var[PRUN_MAX_HOISTED];
+  int nhdiv;
   strbuf *b;
 } prun_emit;
 
@@ -97,8 +106,11 @@ typedef struct prun_emit {
  * go. Returns the number of top-level steps it spans (0 when no launch joins); r->why says
  * why it stopped, when a step broke a condition. */
 int prun_build(const variant *v, int ei, int first, prun *r);
-/* The index in r->bufs of the buffer (ref, id), or -1. */
+/* The index in r->bufs of the whole buffer (ref, id), or -1. */
 int prun_find_buf(const prun *r, kref_kind ref, int id);
+/* The index in r->bufs of what launch argument a passes (a whole buffer, or a view at its
+ * offset), or -1. */
+int prun_find_arg(const prun *r, const karg *a);
 /* Whether a step among steps[0..n) (nested ones included) other than r's members reads b. */
 int prun_read_outside(const prun *r, const kstep *steps, int n, const prun_buf *b);
 /* The top-level allocation (kind KS_ALLOC) or free (KS_FREE) of scratch buffer b, or NULL. */
@@ -139,10 +151,12 @@ int prun_new_var(prun_emit *x, const char *name, const char *type);
 int prun_uses_token(const char *text, const char *word);
 /* For the vector path over float4 kf_j: the row of element 4 * kf_j of every
  * two-dimensional member, printed once at depth (a lane's column is 4 * kf_j + lane minus
- * the row's start); sets x->split_rows. */
+ * the row's start), and the quotient 4 * kf_j / D of every division of a one-dimensional
+ * member's element index by an expression D of its scalars (the lanes' quotients); sets
+ * x->split_rows. */
 void prun_print_rows(prun_emit *x, int depth);
-/* " && n % 4 == 0" for every two-dimensional member's row length n (a float4 then never
- * spans two rows), or nothing. */
+/* " && n % 4 == 0" for every two-dimensional member's row length n and every hoisted
+ * divisor D (a float4 then never spans two rows, or two quotients), or nothing. */
 void prun_print_row_alignment(prun_emit *x);
 /* Prints the code of one element (index variable x->iv) at depth: every member in order.
  * Values of buffers already in registers (x->value[b] >= 0, preset by the caller) are
