@@ -592,6 +592,13 @@ static kexpr *xlate(prun_emit *x, int mi, const kexpr *e) {
       v->var = x->value[b];
       return v;
     }
+    if (!at && x->bvalue && x->bvalue[b] >= 0) {
+      kexpr *v = node(x, KE_VAR);
+      v->type = e->type;
+      v->type_spelling = e->type_spelling;
+      v->var = x->bvalue[b];
+      return v;
+    }
     if (at && x->lane >= 0 && x->vec[b] >= 0) {
       kexpr *v = node(x, KE_VAR);
       v->var = x->vec[b];

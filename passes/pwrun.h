@@ -90,6 +90,9 @@ typedef struct prun_emit {
   int *out;                /* per stored buffer: the var of its float4 staging value */
   int *preset;             /* per buffer: the var that holds its value when an element
                             * starts (fuse-epilogue's producer value), or -1; NULL: none */
+  int *bvalue;             /* per buffer: the var that holds what every read of it at
+                            * another index than the element's reads (reduce-apply's
+                            * statistic, proven the same), or -1; NULL: none */
   int split_rows;          /* vector path: two-dimensional members take their row and first
                             * column from prun_print_rows's variables, once per float4, and
                             * one-dimensional ones their element divisions */

@@ -1,0 +1,1082 @@
+/*
+ * reduce_apply.c: a statistic over a strided dimension and the broadcast that applies it,
+ * in one kernel. RMS norm over the channels of (N, C, H, W), as eager runs it, is five
+ * kernels:
+ *
+ *   P  square:     sq[i] = x[i] * x[i]                             (pointwise, N*C*S)
+ *   R  mean_dim1:  one thread per (n, s): acc = sum_c sq[(n*C + c)*S + s];  ms[n*S + s] = acc / C
+ *   E  add, sqrt:  rms[j] = sqrtf(ms[j] + eps)                      (pointwise, N*S)
+ *   A  div_bcast:  y[e] = x[e] / rms[(e / S / C) * S + e % S]      (pointwise, N*C*S)
+ *
+ * so x is read twice and the full-size sq is written and read. The pass makes them one
+ * kernel with R's threads: each thread loads its column x[(n*C + c)*S + s] over c once,
+ * keeping up to 64 values in registers (the loop unrolled, each step guarded by c < C;
+ * more channels are loaded again), computes P's value at each for R's sum (in R's order:
+ * the statistic is the reference's bit for bit), then E's code on the statistic, then A's
+ * code at each element of its column with the statistic in a register. x is read once,
+ * y written once; sq, ms and rms are never stored.
+ *
+ * Legal when (checked on the model; otherwise nothing changes, and a remark says why when
+ * R is a thread-per-output reduction followed by its broadcast):
+ *   - R is a lifted kernel whose body is, at the top level: declarations, a guard
+ *     `if (t >= S) return;` on its linear thread index t (blockIdx.x * blockDim.x +
+ *     threadIdx.x), declarations, the accumulator's, one reduction loop (reduce.h) over
+ *     c from 0 to hi step 1 whose term is one load T[L], and one plain store out[o] = g(acc);
+ *   - P, when T is not an entry input, is the pointwise launch just before R (allocations
+ *     and runtime calls aside) that writes T, and only T, from X read at its element;
+ *     E is the run of pointwise launches just after R over R's outputs, its last writing F;
+ *     A is the next launch, pointwise over X's elements, reading X at its element, F at
+ *     another index, and writing only buffers none of the others touch;
+ *   - T, R's out, E's buffers and F are scratch allocations of the entry, whole, that no
+ *     other step reads; all launches share one stream; the host values they name are not
+ *     reassigned;
+ *   - the index algebra, over R's thread (the row r = blockIdx.y in [0, rows), t in [0, S)
+ *     by the guard, c in [0, hi) by the loop): L = (r * hi + c) * S + t, so that (r, c, t)
+ *     are the element's coordinates in a (rows, hi, S) layout, one element each; A's
+ *     element count is rows * hi * S; and A's index of F at element L is o, the index R
+ *     stores the statistic at (for a two-dimensional A, its row and column are L / n and
+ *     L % n of its row length n, which must be S). Integer casts are taken as value-
+ *     preserving (the reference's indices do not overflow), sizes as non-negative.
+ * Every element of A's output is then written once, by the thread that owns its
+ * statistic, with A's code.
+ *
+ * Parameter: cache (channels kept in registers: 64, 0 for none).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/pointwise.h"
+#include "../lib/print.h"
+#include "pass.h"
+#include "pwrun.h"
+#include "reduce.h"
+
+enum { MAX_TOP = 64, MAX_ATOMS = 32, MAX_TERMS = 24, MAX_FACTORS = 6 };
+
+/* ---- polynomials over index atoms ----
+ * Integer expressions as sums of integer multiples of products of atoms: R's row and
+ * thread, its loop variable, and the entry's scalars (kernel parameters through their
+ * launch arguments, host variables through their initializers). Division and remainder by
+ * a product of atoms are taken only where the remainder is provably in range. */
+
+typedef struct mono {
+  int64_t coef;
+  int n;
+  int atom[MAX_FACTORS];        /* sorted */
+} mono;
+
+typedef struct poly {
+  int n;
+  mono t[MAX_TERMS];
+  int bad;                      /* could not be represented */
+} poly;
+
+typedef struct atoms {
+  const char *key[MAX_ATOMS];
+  poly *ub[MAX_ATOMS];          /* the atom is in [0, ub); NULL: unknown */
+  int n;
+} atoms;
+
+static int atom_id(atoms *A, const char *key) {
+  for (int i = 0; i < A->n; i++)
+    if (!strcmp(A->key[i], key))
+      return i;
+  if (A->n == MAX_ATOMS)
+    return -1;
+  A->key[A->n] = key;
+  A->ub[A->n] = NULL;
+  return A->n++;
+}
+
+static void p_const(poly *p, int64_t v) {
+  memset(p, 0, sizeof *p);
+  if (v) {
+    p->n = 1;
+    p->t[0].coef = v;
+  }
+}
+
+static void p_atom(poly *p, int a) {
+  memset(p, 0, sizeof *p);
+  if (a < 0) {
+    p->bad = 1;
+    return;
+  }
+  p->n = 1;
+  p->t[0].coef = 1;
+  p->t[0].n = 1;
+  p->t[0].atom[0] = a;
+}
+
+static int mono_same(const mono *a, const mono *b) {
+  if (a->n != b->n)
+    return 0;
+  for (int i = 0; i < a->n; i++)
+    if (a->atom[i] != b->atom[i])
+      return 0;
+  return 1;
+}
+
+static void p_add_mono(poly *p, const mono *m) {
+  if (!m->coef)
+    return;
+  for (int i = 0; i < p->n; i++)
+    if (mono_same(&p->t[i], m)) {
+      p->t[i].coef += m->coef;
+      if (!p->t[i].coef)
+        p->t[i] = p->t[--p->n];
+      return;
+    }
+  if (p->n == MAX_TERMS) {
+    p->bad = 1;
+    return;
+  }
+  p->t[p->n++] = *m;
+}
+
+static void p_add(poly *r, const poly *a, const poly *b, int64_t sign) {
+  poly x = *a;
+  for (int i = 0; i < b->n; i++) {
+    mono m = b->t[i];
+    m.coef *= sign;
+    p_add_mono(&x, &m);
+  }
+  x.bad |= b->bad;
+  *r = x;
+}
+
+static void p_mul(poly *r, const poly *a, const poly *b) {
+  poly x;
+  p_const(&x, 0);
+  x.bad = a->bad || b->bad;
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++) {
+      mono m = {a->t[i].coef * b->t[j].coef, 0, {0}};
+      if (a->t[i].n + b->t[j].n > MAX_FACTORS) {
+        x.bad = 1;
+        continue;
+      }
+      int ia = 0, ib = 0;
+      while (ia < a->t[i].n || ib < b->t[j].n) /* merge the sorted factors */
+        m.atom[m.n++] = ib >= b->t[j].n || (ia < a->t[i].n && a->t[i].atom[ia] <= b->t[j].atom[ib])
+                            ? a->t[i].atom[ia++]
+                            : b->t[j].atom[ib++];
+      p_add_mono(&x, &m);
+    }
+  *r = x;
+}
+
+static int p_equal(const poly *a, const poly *b) {
+  if (a->bad || b->bad)
+    return 0;
+  poly d;
+  p_add(&d, a, b, -1);
+  return !d.bad && d.n == 0;
+}
+
+/* The monomial d divides m: *q = m / d. */
+static int mono_div(const mono *m, const mono *d, mono *q) {
+  if (d->coef == 0 || m->coef % d->coef)
+    return 0;
+  int used[MAX_FACTORS] = {0};
+  q->coef = m->coef / d->coef;
+  q->n = 0;
+  for (int i = 0; i < d->n; i++) {
+    int found = 0;
+    for (int j = 0; j < m->n && !found; j++)
+      if (!used[j] && m->atom[j] == d->atom[i])
+        used[j] = found = 1;
+    if (!found)
+      return 0;
+  }
+  for (int j = 0; j < m->n; j++)
+    if (!used[j])
+      q->atom[q->n++] = m->atom[j];
+  return 1;
+}
+
+/* p / d and p % d for d a single monomial with a positive coefficient: the terms d
+ * divides go to the quotient, the rest is the remainder, which must be 0 or one atom whose
+ * range is [0, d). */
+static int p_divmod(const atoms *A, const poly *p, const poly *d, poly *q, poly *r) {
+  if (p->bad || d->bad || d->n != 1 || d->t[0].coef <= 0)
+    return 0;
+  p_const(q, 0);
+  p_const(r, 0);
+  for (int i = 0; i < p->n; i++) {
+    mono m;
+    if (mono_div(&p->t[i], &d->t[0], &m))
+      p_add_mono(q, &m);
+    else
+      p_add_mono(r, &p->t[i]);
+  }
+  if (r->n == 0)
+    return 1;
+  if (r->n != 1 || r->t[0].coef != 1 || r->t[0].n != 1)
+    return 0;
+  const poly *ub = A->ub[r->t[0].atom[0]];
+  return ub && p_equal(ub, d);
+}
+
+/* ---- expressions to polynomials ---- */
+
+typedef struct pctx {
+  atoms *A;
+  const kmodel *m;
+  const kentry *e;
+  const kkernel *k;
+  const kstep *st;
+  /* substitutions for this kernel: */
+  int var_atom[4];              /* vars mapped to polys */
+  const poly *var_poly[4];
+  int nvar;
+  const poly *bid_y;            /* blockIdx.y, or NULL: an atom "blockIdx.y" */
+  const poly *linear;           /* blockIdx.x * blockDim.x + threadIdx.x, or NULL */
+  int depth;
+} pctx;
+
+static void xpoly(pctx *c, const xexpr *x, poly *out);
+
+/* A scalar of the entry: a host variable's initializer when it is never reassigned,
+ * else an atom. */
+static void name_poly(pctx *c, const char *name, poly *out) {
+  for (int i = c->e->nhostvars - 1; i >= 0; i--) {
+    const khostvar *v = &c->e->hostvars[i];
+    if (!strcmp(v->name, name)) {
+      if (v->init && !v->assigned && c->depth < 32) {
+        c->depth++;
+        xpoly(c, v->init, out);
+        c->depth--;
+        return;
+      }
+      break;
+    }
+  }
+  p_atom(out, atom_id(c->A, arena_printf(c->m->arena, "s:%s", name)));
+}
+
+static void xpoly(pctx *c, const xexpr *x, poly *out) {
+  poly a, b;
+  switch (x->kind) {
+  case XE_INT: p_const(out, x->ival); return;
+  case XE_NAME: name_poly(c, x->name, out); return;
+  case XE_UNARY:
+    if (x->op == XO_PLUS || x->op == XO_NEG) {
+      xpoly(c, x->a, &a);
+      p_const(&b, 0);
+      p_add(out, &b, &a, x->op == XO_NEG ? -1 : 1);
+      return;
+    }
+    break;
+  case XE_BINARY:
+    if (x->op == XO_ADD || x->op == XO_SUB || x->op == XO_MUL) {
+      xpoly(c, x->a, &a);
+      xpoly(c, x->b, &b);
+      if (x->op == XO_MUL)
+        p_mul(out, &a, &b);
+      else
+        p_add(out, &a, &b, x->op == XO_SUB ? -1 : 1);
+      return;
+    }
+    break;
+  default: break;
+  }
+  memset(out, 0, sizeof *out);
+  out->bad = 1;
+}
+
+static void kpoly(pctx *c, const kexpr *e, poly *out) {
+  memset(out, 0, sizeof *out);
+  if (!e || ++c->depth > 64) {
+    out->bad = 1;
+    c->depth--;
+    return;
+  }
+  poly a, b;
+  e = kx_strip(e); /* integer casts keep the value: the reference's indices do not overflow */
+  if (c->linear && pw_is_linear(e, c->st->block_threads)) {
+    *out = *c->linear;
+    c->depth--;
+    return;
+  }
+  switch (e->kind) {
+  case KE_INT: p_const(out, e->ival); break;
+  case KE_PARAM: {
+    const karg *g = &c->st->args[e->param];
+    if (g->value)
+      xpoly(c, g->value, out);
+    else
+      p_atom(out, atom_id(c->A, arena_printf(c->m->arena, "a:%s", g->text)));
+    break;
+  }
+  case KE_VAR: {
+    int done = 0;
+    for (int i = 0; i < c->nvar && !done; i++)
+      if (c->var_atom[i] == e->var) {
+        *out = *c->var_poly[i];
+        done = 1;
+      }
+    if (!done) {
+      const kexpr *d = kx_resolve(c->k, e, -1);
+      if (d != e)
+        kpoly(c, d, out);
+      else
+        out->bad = 1;
+    }
+    break;
+  }
+  case KE_BUILTIN:
+    if (e->builtin == KB_BID_Y && c->bid_y)
+      *out = *c->bid_y;
+    else
+      out->bad = 1;
+    break;
+  case KE_BINARY:
+    kpoly(c, e->a, &a);
+    kpoly(c, e->b, &b);
+    if (e->op == KO_ADD || e->op == KO_SUB)
+      p_add(out, &a, &b, e->op == KO_SUB ? -1 : 1);
+    else if (e->op == KO_MUL)
+      p_mul(out, &a, &b);
+    else if (e->op == KO_DIV || e->op == KO_MOD) {
+      poly q, r;
+      if (p_divmod(c->A, &a, &b, &q, &r))
+        *out = e->op == KO_DIV ? q : r;
+      else
+        out->bad = 1;
+    } else
+      out->bad = 1;
+    break;
+  default: out->bad = 1; break;
+  }
+  c->depth--;
+}
+
+/* ---- the site ---- */
+
+typedef struct site {
+  const kentry *e;
+  int ei;
+  /* R */
+  const kstep *rst;
+  const kkernel *rk;
+  red_loop loop;
+  const kstmt *store;           /* out[o] = g(acc) */
+  const kexpr *tload;           /* the term: T[L] */
+  const kstmt *top[MAX_TOP];    /* R's top-level statements */
+  int ntop;
+  int tvar;                     /* R's linear thread index local */
+  /* P, E, A */
+  int has_p, has_e;
+  prun p, ex;
+  pw_launch A;
+  const kstep *ast;
+  int xbuf_a;                   /* X in A's view: its kernel parameter */
+  int fparam_a;                 /* F: A's parameter */
+  const char *why;
+} site;
+
+/* The top-level launch index of step st in e, or -1. */
+static int top_index(const kentry *e, const kstep *st) {
+  for (int i = 0; i < e->nsteps; i++)
+    if (&e->steps[i] == st)
+      return i;
+  return -1;
+}
+
+/* Whether a step of e other than those in `skip` reads buffer (ref, id). */
+static int read_by_others(const kentry *e, const kstep *steps, int n, kref_kind ref, int id, const kstep *const *skip,
+                          int nskip) {
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i];
+    int skipped = 0;
+    for (int k = 0; k < nskip; k++)
+      skipped |= skip[k] == st;
+    if (!skipped && st->kind != KS_FREE && st->kind != KS_ALLOC)
+      for (int a = 0; a < st->nargs; a++)
+        if (st->args[a].ref == ref && st->args[a].buffer == id && (st->args[a].reads || st->args[a].writes))
+          return 1;
+    if (read_by_others(e, st->body, st->nbody, ref, id, skip, nskip) ||
+        read_by_others(e, st->orelse, st->norelse, ref, id, skip, nskip))
+      return 1;
+  }
+  return 0;
+}
+
+/* R: a thread-per-output reduction. NULL, or why not. */
+static const char *match_r(const kmodel *m, const kstep *st, site *s, int *quiet) {
+  *quiet = 1;
+  if (st->kind != KS_LAUNCH || st->kernel < 0)
+    return "no launch";
+  const kkernel *k = &m->kernels[st->kernel];
+  s->rst = st;
+  s->rk = k;
+  if (!k->body || k->is_template || st->nargs != k->nparams || k->uses_shared || k->uses_sync || k->uses_atomics ||
+      k->uses_warp)
+    return "not a plain kernel";
+  s->ntop = 0;
+  kst_flatten(k->body, s->top, &s->ntop, MAX_TOP);
+  if (s->ntop > MAX_TOP)
+    return "too many statements";
+  int li = -1, guard = -1;
+  for (int i = 0; i < s->ntop; i++) {
+    const kstmt *t = s->top[i];
+    if (t->kind == KST_FOR && li < 0 && red_match_loop(k, t, &s->loop)) {
+      li = i;
+      continue;
+    }
+    if (t->kind == KST_IF && guard < 0 && li < 0 && !t->orelse && t->then) {
+      const kstmt *u[2];
+      int nu = 0;
+      kst_flatten(t->then, u, &nu, 2);
+      const kexpr *c = kx_strip(t->cond);
+      if (nu == 1 && u[0]->kind == KST_RETURN && !u[0]->value && c && c->kind == KE_BINARY && c->op == KO_GE &&
+          kx_strip(c->a)->kind == KE_VAR && pw_is_linear(kx_resolve(k, kx_strip(c->a), -1), st->block_threads)) {
+        guard = i;
+        s->tvar = kx_strip(c->a)->var;
+        continue;
+      }
+    }
+    if (t->kind != KST_DECL && !(li >= 0 && i == li + 1 && t->kind == KST_STORE))
+      return "has statements other than declarations, a guard, a loop and a store";
+  }
+  if (li < 0 || guard < 0 || li + 2 != s->ntop)
+    return "is no guarded loop followed by one store";
+  s->store = s->top[li + 1];
+  const kexpr *lo = kx_strip(s->loop.loop->lo), *step = kx_strip(s->loop.loop->stride);
+  if (!lo || lo->kind != KE_INT || lo->ival != 0 || !step || step->kind != KE_INT || step->ival != 1)
+    return "has a loop that does not count from 0 by 1";
+  if (s->loop.ndecls)
+    return "declares in its loop";
+  const kexpr *t = kx_strip(s->loop.term);
+  if (!t || t->kind != KE_LOAD || t->param < 0)
+    return "sums no single load";
+  s->tload = t;
+  if (s->store->param < 0 || s->store->op >= 0 || !kx_names(s->store->value, s->loop.acc))
+    return "does not store its accumulator's function once";
+  if (k->vars[s->loop.acc].type != KT_F32 || k->params[t->param].type != KT_F32)
+    return "reduces no float values";
+  for (int p = 0; p < k->nparams; p++)
+    if (k->params[p].is_pointer && k->params[p].writes && p != s->store->param)
+      return "writes another buffer";
+  if (st->args[s->store->param].ref != KREF_SCRATCH || st->args[s->store->param].offset ||
+      st->args[t->param].ref == KREF_UNKNOWN || st->args[t->param].offset)
+    return "stores its statistic into no whole scratch buffer, or loads from no whole buffer";
+  if (!st->grid_y)
+    return "has a grid whose rows kfuse does not read";
+  return NULL;
+}
+
+static const char *check(const variant *v, int ei, int ri, site *s, int *quiet) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[ei];
+  memset(s, 0, sizeof *s);
+  s->e = e;
+  s->ei = ei;
+  const kstep *rst = &e->steps[ri];
+  const char *why = match_r(m, rst, s, quiet);
+  if (why)
+    return why;
+  const kkernel *rk = s->rk;
+  const karg *targ = &rst->args[s->tload->param], *oarg = &rst->args[s->store->param];
+  /* P: the pointwise launch before R that writes T */
+  if (targ->ref == KREF_SCRATCH) {
+    int pi = ri - 1;
+    while (pi >= 0 && e->steps[pi].kind != KS_LAUNCH && prun_transparent(&e->steps[pi]))
+      pi--;
+    if (pi < 0 || prun_build(v, ei, pi, &s->p) != 1 || s->p.nmem != 1 || s->p.mem[0].is_memset)
+      return "its input is computed by no single pointwise launch just before it";
+    int tb = prun_find_arg(&s->p, targ);
+    int written = 0;
+    for (int b = 0; b < s->p.nbufs; b++)
+      written += s->p.bufs[b].written;
+    if (tb < 0 || !s->p.bufs[tb].written || written != 1)
+      return "the launch before it writes other buffers than its input";
+    s->has_p = 1;
+  } else if (targ->ref != KREF_PARAM) {
+    return "loads from no buffer of the entry";
+  }
+  /* E: pointwise launches over R's outputs; A: the next launch */
+  int ai = ri + 1;
+  while (ai < e->nsteps && e->steps[ai].kind != KS_LAUNCH && prun_transparent(&e->steps[ai]))
+    ai++;
+  if (ai >= e->nsteps || variant_touched(v, ei, e->steps[ai].index))
+    return "is followed by no launch";
+  int span = prun_build(v, ei, ai, &s->ex);
+  const karg *farg = oarg;
+  int ob = span > 0 ? prun_find_arg(&s->ex, oarg) : -1;
+  if (ob >= 0 && s->ex.bufs[ob].read_first && !s->ex.bufs[ob].broadcast) {
+    /* the run ends with the launch that writes F; A follows it */
+    const prun_member *last = &s->ex.mem[s->ex.nmem - 1];
+    int wrote = -1;
+    for (int p = 0; p < last->L.k->nparams; p++)
+      if (last->L.k->params[p].is_pointer && last->L.k->params[p].writes)
+        wrote = wrote < 0 ? p : -2;
+    if (wrote < 0)
+      return "the pointwise launches after it end in one that writes several buffers";
+    farg = &last->st->args[wrote];
+    s->has_e = 1;
+    ai = top_index(e, last->st) + 1;
+    while (ai < e->nsteps && e->steps[ai].kind != KS_LAUNCH && prun_transparent(&e->steps[ai]))
+      ai++;
+    if (ai >= e->nsteps)
+      return "is followed by no launch that applies its statistic";
+  }
+  s->ast = &e->steps[ai];
+  const char *pwhy = NULL;
+  if (variant_touched(v, ei, s->ast->index) || !pw_analyze(m, e, s->ast, &s->A, &pwhy))
+    return arena_printf(m->arena, "the launch that reads its statistic is not pointwise%s%s", pwhy ? ": " : "",
+                        pwhy ? pwhy : "");
+  const kkernel *ak = s->A.k;
+  /* A: F read at other indices only, X at the element, writes nothing the others touch */
+  const karg *xarg = s->has_p ? NULL : targ;
+  if (s->has_p)
+    for (int b = 0; b < s->p.nbufs && !xarg; b++)
+      if (s->p.bufs[b].read_first && s->p.bufs[b].ref != KREF_NONE) {
+        for (int a = 0; a < s->p.mem[0].st->nargs; a++)
+          if (prun_find_arg(&s->p, &s->p.mem[0].st->args[a]) == b && s->p.mem[0].L.k->params[a].is_pointer)
+            xarg = &s->p.mem[0].st->args[a];
+      }
+  if (!xarg)
+    return "its input's producer reads no buffer";
+  s->xbuf_a = s->fparam_a = -1;
+  for (int p = 0; p < ak->nparams; p++) {
+    const karg *g = &s->ast->args[p];
+    if (!ak->params[p].is_pointer)
+      continue;
+    if (karg_same(g, farg))
+      s->fparam_a = p;
+    else if (karg_same(g, xarg))
+      s->xbuf_a = p;
+    if (ak->params[p].writes && (karg_same(g, xarg) || karg_same(g, targ) || karg_same(g, oarg) || karg_same(g, farg)))
+      return "the launch that applies its statistic writes a buffer the others read";
+  }
+  if (s->fparam_a < 0 || s->xbuf_a < 0)
+    return "the next launch does not read both its statistic and its input";
+  *quiet = 0; /* a statistic and its broadcast: worth saying why not */
+  int x_at = 0, f_other = 0, f_at = 0;
+  for (int a = 0; a < ak->naccesses; a++) {
+    const kaccess *ac = &ak->accesses[a];
+    if (ac->is_store || ac->param < 0)
+      continue;
+    if (ac->param == s->xbuf_a)
+      x_at |= pw_at_element(&s->A, a);
+    if (ac->param == s->fparam_a) {
+      if (pw_at_element(&s->A, a))
+        f_at = 1;
+      else
+        f_other++;
+    }
+  }
+  if (!x_at || f_at || f_other < 1)
+    return "the next launch does not read its input at its element and its statistic at another index";
+  /* the scratch buffers go: nobody else reads them */
+  const kstep *skip[PRUN_MAX_MEMBERS + 4];
+  int nskip = 0;
+  skip[nskip++] = rst;
+  skip[nskip++] = s->ast;
+  if (s->has_p)
+    skip[nskip++] = s->p.mem[0].st;
+  for (int i = 0; s->has_e && i < s->ex.nmem; i++)
+    skip[nskip++] = s->ex.mem[i].st;
+  if (s->has_p && read_by_others(e, e->steps, e->nsteps, targ->ref, targ->buffer, skip, nskip))
+    return "another step reads its input's intermediate";
+  if (read_by_others(e, e->steps, e->nsteps, oarg->ref, oarg->buffer, skip, nskip) ||
+      read_by_others(e, e->steps, e->nsteps, farg->ref, farg->buffer, skip, nskip) || farg->ref != KREF_SCRATCH)
+    return "another step reads its statistic, or it is no scratch buffer";
+  for (int b = 0; s->has_e && b < s->ex.nbufs; b++)
+    if (s->ex.bufs[b].written &&
+        (s->ex.bufs[b].ref != KREF_SCRATCH ||
+         read_by_others(e, e->steps, e->nsteps, s->ex.bufs[b].ref, s->ex.bufs[b].id, skip, nskip)))
+      return "the launches after it write buffers others read";
+  const char *stream = rst->stream ? rst->stream : "0";
+  if (strcmp(s->ast->stream ? s->ast->stream : "0", stream) ||
+      (s->has_p && strcmp(s->p.stream, stream)) || (s->has_e && strcmp(s->ex.stream, stream)))
+    return "its launches are on several streams";
+  for (int a = 0; a < rst->nargs; a++)
+    if (prun_names_assigned(e, rst->args[a].text))
+      return "it is passed a host variable the entry reassigns";
+  /* the index algebra */
+  atoms A = {{0}, {0}, 0};
+  pctx c = {&A, m, e, rk, rst, {0}, {0}, 0, NULL, NULL, 0};
+  poly rows, S, hi, t, r, cv, L, o;
+  xpoly(&c, rst->grid_y, &rows);
+  const kstmt *g = NULL;
+  for (int i = 0; i < s->ntop; i++)
+    if (s->top[i]->kind == KST_IF)
+      g = s->top[i];
+  kpoly(&c, kx_strip(g->cond)->b, &S);
+  kpoly(&c, s->loop.loop->hi, &hi);
+  p_atom(&t, atom_id(&A, "t"));
+  p_atom(&r, atom_id(&A, "r"));
+  p_atom(&cv, atom_id(&A, "c"));
+  A.ub[atom_id(&A, "t")] = &S;
+  A.ub[atom_id(&A, "r")] = &rows;
+  A.ub[atom_id(&A, "c")] = &hi;
+  c.linear = &t;
+  c.bid_y = &r;
+  c.var_atom[0] = s->loop.loop->loop_var;
+  c.var_poly[0] = &cv;
+  c.var_atom[1] = s->tvar;
+  c.var_poly[1] = &t;
+  c.nvar = 2;
+  kpoly(&c, rk->accesses[s->tload->access].flat_index, &L);
+  kpoly(&c, rk->accesses[s->store->access].flat_index, &o);
+  if (rows.bad || S.bad || hi.bad || L.bad || o.bad)
+    return "its indices are not polynomials of its row, thread and loop variable kfuse can read";
+  poly want, rh, tmp;
+  p_mul(&rh, &r, &hi);
+  p_add(&tmp, &rh, &cv, 1);
+  p_mul(&want, &tmp, &S);
+  p_add(&want, &want, &t, 1);
+  if (!p_equal(&L, &want))
+    return "it does not load (row * n + c) * S + t, the middle dimension of a (rows, n, S) layout";
+  /* A at element L */
+  pctx ca = {&A, m, e, ak, s->ast, {0}, {0}, 0, NULL, NULL, 0};
+  poly dom, count, Q, Rm, B;
+  xpoly(&ca, s->A.domain, &dom);
+  p_mul(&count, &rows, &hi);
+  p_mul(&count, &count, &S);
+  if (!p_equal(&dom, &count))
+    return "the launch that applies its statistic covers another element count than rows * n * S";
+  if (s->A.row >= 0) {
+    poly n;
+    kpoly(&ca, s->A.bound, &n);
+    if (!p_equal(&n, &S))
+      return "the launch that applies its statistic has rows of another length than S";
+    if (!p_divmod(&A, &L, &S, &Q, &Rm))
+      return "kfuse cannot split the element into the apply's row and column";
+    ca.bid_y = &Q;
+    ca.var_atom[0] = s->A.row;
+    ca.var_poly[0] = &Q;
+    ca.var_atom[1] = s->A.elem;
+    ca.var_poly[1] = &Rm;
+    ca.nvar = 2;
+    ca.linear = &Rm;
+  } else {
+    ca.var_atom[0] = s->A.elem;
+    ca.var_poly[0] = &L;
+    ca.nvar = 1;
+    ca.linear = &L;
+  }
+  for (int a = 0; a < ak->naccesses; a++) {
+    const kaccess *ac = &ak->accesses[a];
+    if (ac->is_store || ac->param != s->fparam_a)
+      continue;
+    kpoly(&ca, ac->flat_index, &B);
+    if (!p_equal(&B, &o))
+      return "the launch that applies its statistic reads it at another index than the thread stores it at";
+  }
+  return NULL;
+}
+
+static const int cache_values[] = {64, 0};
+static const pass_param params[] = {{"cache", cache_values, 2}};
+
+static int get_params(const pass_param **out) {
+  *out = params;
+  return 1;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  const kmodel *m = v->m;
+  int found = 0, cap = *nsites;
+  for (int ei = 0; ei < m->nentries; ei++) {
+    const kentry *e = &m->entries[ei];
+    if (e->opaque_why)
+      continue;
+    for (int i = 0; i < e->nsteps; i++) {
+      static site s;
+      int quiet;
+      if (e->steps[i].kind != KS_LAUNCH || variant_touched(v, ei, e->steps[i].index))
+        continue;
+      const char *why = check(v, ei, i, &s, &quiet);
+      if (why) {
+        if (remarks && !quiet)
+          diag_report(d, DIAG_REMARK, m->path, e->steps[i].loc.line, e->steps[i].loc.col,
+                      "not fused: '%s' %s [-Rpass-missed=reduce-apply]", s.rk ? s.rk->name : "?", why);
+        continue;
+      }
+      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
+      ps->entry = ei;
+      ps->first_step = s.has_p ? s.p.mem[0].st->index : s.rst->index;
+      ps->last_step = s.ast->index;
+      ps->what = arena_printf(m->arena, "%s: %s (line %u) and %s (line %u)", e->name, s.rk->name, s.rk->loc.line,
+                              s.A.k->name, s.A.k->loc.line);
+      found++;
+    }
+  }
+  return found;
+}
+
+/* ---- the kernel ---- */
+
+static void indent(strbuf *b, int depth) {
+  for (int i = 0; i < depth; i++)
+    sb_puts(b, "  ");
+}
+
+/* Whether statement t (a declaration of R) declares a pointer into T or out. */
+static int points_into(const site *s, const kstmt *t) {
+  int tp = s->tload->param, op = s->store->param;
+  return t->kind == KST_DECL && t->value && (prun_names_param(t->value, tp, -1) || prun_names_param(t->value, op, -1));
+}
+
+/* Removes the allocation and the free of scratch buffer id (and its declarator). */
+static int remove_scratch(variant *v, int ei, const kentry *e, int id) {
+  int ok = 1;
+  for (int i = 0; i < e->nsteps && ok; i++) {
+    const kstep *st = &e->steps[i];
+    if (st->kind == KS_ALLOC && st->index == id) {
+      ok = variant_remove_step(v, ei, st);
+      if (ok && st->var_decl)
+        variant_remove_decl(v, st->var_decl);
+    } else if (st->kind == KS_FREE && st->nargs >= 1 && st->args[0].ref == KREF_SCRATCH && st->args[0].buffer == id) {
+      ok = variant_remove_step(v, ei, st);
+    }
+  }
+  return ok;
+}
+
+/* Prints the element of x at index `index` (C text), in braces at depth, with `before`
+ * and `after` (whole lines, may be NULL) inside them; `after` may name the value var of
+ * buffer `want` as %s. */
+static void element(prun_emit *x, const char *index, int want, const char *after, int depth, strbuf *b) {
+  int mark = prun_scope(x);
+  strbuf body = {0};
+  x->b = &body;
+  prun_print_element(x, depth + 1);
+  prun_print_stores(x, depth + 1);
+  if (after) {
+    indent(&body, depth + 1);
+    sb_printf(&body, after, want >= 0 && x->value[want] >= 0 ? x->fk.vars[x->value[want]].name : "0.0f");
+    sb_puts(&body, "\n");
+  }
+  const char *iv = x->fk.vars[x->iv].name;
+  if (prun_uses_token(body.s ? body.s : "", iv)) {
+    indent(b, depth + 1);
+    sb_printf(b, "const %s %s = %s;\n", x->fk.vars[x->iv].type_spelling, iv, index);
+  }
+  sb_puts(b, body.s ? body.s : "");
+  sb_free(&body);
+  prun_unscope(x, mark);
+}
+
+static int apply(variant *v, const pass_site *site_, const int *values, diag *d) {
+  const kmodel *m = v->m;
+  const int ei = site_->entry;
+  const kentry *e = &m->entries[ei];
+  static site s;
+  int ri = -1, quiet;
+  for (int i = 0; i < e->nsteps && ri < 0; i++)
+    if (e->steps[i].kind == KS_LAUNCH && !variant_touched(v, ei, e->steps[i].index) &&
+        !check(v, ei, i, &s, &quiet) && s.ast->index == site_->last_step)
+      ri = i;
+  if (ri < 0 || check(v, ei, ri, &s, &quiet)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "reduce-apply: the site %s no longer applies; the variant is dropped",
+                site_->what);
+    return 0;
+  }
+  int cache = values ? values[0] : cache_values[0];
+  const kkernel *rk = s.rk;
+  const kstep *rst = s.rst;
+  arena *a = m->arena;
+  const karg *targ = &rst->args[s.tload->param], *oarg = &rst->args[s.store->param];
+  /* the element printers, each on the names of the one before: P's on R, E's, then A's */
+  static prun_emit xp, xe, xa;
+  static prun ra;
+  const kkernel *base = rk;
+  const kstep *base_launch = rst;
+  int pt = -1, px = -1, eo = -1, ef = -1;
+  if (s.has_p) {
+    pt = prun_find_arg(&s.p, targ);
+    s.p.bufs[pt].removed = 1;
+    s.p.bufs[pt].store = 0;
+    for (int b = 0; b < s.p.nbufs; b++)
+      if (s.p.bufs[b].read_first)
+        px = b;
+    prun_emit_init(&xp, &s.p, base, base_launch);
+    base = &xp.fk; /* R's parameters first, so R's launch still names them */
+  }
+  if (s.has_e) {
+    eo = prun_find_arg(&s.ex, oarg);
+    s.ex.bufs[eo].removed = 1;
+    for (int b = 0; b < s.ex.nbufs; b++)
+      if (s.ex.bufs[b].written) {
+        s.ex.bufs[b].removed = 1;
+        s.ex.bufs[b].store = 0;
+      }
+    const prun_member *last = &s.ex.mem[s.ex.nmem - 1];
+    for (int p = 0; p < last->L.k->nparams; p++)
+      if (last->L.k->params[p].is_pointer && last->L.k->params[p].writes)
+        ef = prun_find_arg(&s.ex, &last->st->args[p]);
+    prun_emit_init(&xe, &s.ex, base, base_launch);
+    base = &xe.fk;
+  }
+  if (prun_build(v, ei, top_index(e, s.ast), &ra) < 1 || ra.mem[0].st != s.ast) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "reduce-apply: the apply at %s is no run; the variant is dropped",
+                site_->what);
+    return 0;
+  }
+  ra.nmem = ra.nlaunch = 1; /* A alone */
+  int af = prun_find_arg(&ra, &s.ast->args[s.fparam_a]), ax = prun_find_arg(&ra, &s.ast->args[s.xbuf_a]);
+  ra.bufs[af].removed = 1;
+  /* X comes to A's code from the column: its parameter goes unless A reads it elsewhere */
+  int x_elsewhere = 0;
+  for (int i = 0; i < s.A.k->naccesses; i++)
+    x_elsewhere |= !s.A.k->accesses[i].is_store && s.A.k->accesses[i].param == s.xbuf_a && !pw_at_element(&s.A, i);
+  if (!x_elsewhere)
+    ra.bufs[ax].removed = 1;
+  prun_emit_init(&xa, &ra, base, base_launch);
+  /* the registers the printers read */
+  int pv = -1, er = -1, av = -1, as = -1;
+  int *ppre = NULL, *epre = NULL, *apre = NULL, *abv = NULL;
+  if (s.has_p) {
+    pv = prun_new_var(&xp, "kf_x", "float");
+    ppre = arena_alloc(a, sizeof(int) * (size_t)(s.p.nbufs + 1));
+    for (int b = 0; b < s.p.nbufs; b++)
+      ppre[b] = b == px ? pv : -1;
+    xp.preset = ppre;
+  }
+  if (s.has_e) {
+    er = prun_new_var(&xe, "kf_r", "float");
+    epre = arena_alloc(a, sizeof(int) * (size_t)(s.ex.nbufs + 1));
+    for (int b = 0; b < s.ex.nbufs; b++)
+      epre[b] = b == eo ? er : -1;
+    xe.preset = epre;
+  }
+  av = prun_new_var(&xa, "kf_x", "float");
+  as = prun_new_var(&xa, "kf_stat", "float");
+  apre = arena_alloc(a, sizeof(int) * (size_t)(ra.nbufs + 1));
+  abv = arena_alloc(a, sizeof(int) * (size_t)(ra.nbufs + 1));
+  for (int b = 0; b < ra.nbufs; b++) {
+    apre[b] = b == ax ? av : -1;
+    abv[b] = b == af ? as : -1;
+  }
+  xa.preset = apre;
+  xa.bvalue = abv;
+  const char *xv_p = s.has_p ? xp.fk.vars[pv].name : NULL, *xv_a = xa.fk.vars[av].name,
+             *stat_a = xa.fk.vars[as].name, *r_e = s.has_e ? xe.fk.vars[er].name : NULL;
+  /* X: loaded through R's T parameter, or P's input */
+  const char *xname = s.has_p ? xp.fk.params[s.p.bufs[px].param].name : rk->params[s.tload->param].name;
+  const char *name = variant_fresh_name(v, arena_printf(a, "fused_%s_%s", rk->name, s.A.k->name));
+  const char *acc = rk->vars[s.loop.acc].name;
+  const kvar *cv = &rk->vars[s.loop.loop->loop_var];
+  const char *J = k_unconst(cv->type_spelling);
+  strbuf t = {0}, args = {0}, L = {0}, o = {0}, hi = {0};
+  print_expr(rk, rk->accesses[s.tload->access].flat_index, &L);
+  print_expr(rk, rk->accesses[s.store->access].flat_index, &o);
+  print_expr(rk, s.loop.loop->hi, &hi);
+  /* the head */
+  sb_printf(&t, "// kfuse reduce-apply of %s (line %u), a statistic per thread over a middle dimension, and\n",
+            rk->name, rk->loc.line);
+  sb_printf(&t, "// %s (line %u), which applies it, in one kernel", s.A.k->name, s.A.k->loc.line);
+  if (s.has_p || s.has_e)
+    sb_printf(&t, "; %s%s%s computed where read", s.has_p ? prun_names(&s.p, a) : "", s.has_p && s.has_e ? ", " : "",
+              s.has_e ? prun_names(&s.ex, a) : "");
+  sb_printf(&t, ":\n// each thread reads its column once%s, and writes it applied;\n",
+            cache ? arena_printf(a, " (up to %d values kept in registers, more read again)", cache) : "");
+  sb_puts(&t, "// the statistic and the intermediates are never stored.\n");
+  sb_printf(&t, "__global__ void %s(", name);
+  int np = 0;
+  for (int p = 0; p < rk->nparams; p++) {
+    if ((p == s.tload->param && s.has_p) || p == s.store->param)
+      continue;
+    size_t n = strlen(rk->params[p].type_spelling);
+    sb_printf(&t, "%s%s%s%s", np ? ", " : "", rk->params[p].type_spelling,
+              n && rk->params[p].type_spelling[n - 1] == '*' ? "" : " ", rk->params[p].name);
+    sb_printf(&args, "%s%s", np++ ? ", " : "", rst->args[p].text);
+  }
+  prun_emit *chain[3] = {NULL, NULL, NULL};
+  prun *runs[3];
+  int nchain = 0;
+  if (s.has_p) {
+    chain[nchain] = &xp;
+    runs[nchain++] = &s.p;
+  }
+  if (s.has_e) {
+    chain[nchain] = &xe;
+    runs[nchain++] = &s.ex;
+  }
+  chain[nchain] = &xa;
+  runs[nchain++] = &ra;
+  for (int ci = 0; ci < nchain; ci++) {
+    prun_emit *x = chain[ci];
+    prun *r = runs[ci];
+    for (int b = 0; b < r->nbufs; b++) {
+      const prun_buf *bf = &r->bufs[b];
+      if (bf->param < 0 || bf->removed)
+        continue;
+      sb_printf(&t, "%s%s%s* __restrict__ %s", np ? ", " : "", bf->store ? "" : "const ", bf->type,
+                x->fk.params[bf->param].name);
+      sb_printf(&args, "%s%s", np++ ? ", " : "", bf->name);
+    }
+    for (int sc = 0; sc < r->nscalars; sc++) {
+      if (r->scalars[sc].shared)
+        continue;
+      const kkparam *p = &x->fk.params[r->scalars[sc].param];
+      sb_printf(&t, "%s%s %s", np ? ", " : "", p->type_spelling, p->name);
+      sb_printf(&args, "%s%s", np++ ? ", " : "", r->scalars[sc].text);
+    }
+  }
+  sb_puts(&t, ") {\n");
+  /* R's statements before its loop (not the pointers into T or out) */
+  print_hooks none = {NULL, NULL, NULL};
+  char need[MAX_TOP] = {0};
+  for (int changed = 1; changed;) { /* the declarations the guard, the loop's bound, the
+                                     * statistic or a needed declaration name */
+    changed = 0;
+    for (int i = 0; i < s.ntop - 2; i++) {
+      const kstmt *st = s.top[i];
+      if (need[i] || points_into(&s, st))
+        continue;
+      int used = st->kind != KST_DECL || st->var == s.loop.acc;
+      used = used || kx_names(s.loop.loop->hi, st->var) || kx_names(s.store->value, st->var);
+      for (int q = 0; q < s.ntop - 2 && !used; q++)
+        used = q != i && (need[q] || s.top[q]->kind != KST_DECL) &&
+               (kx_names(s.top[q]->value, st->var) || kx_names(s.top[q]->cond, st->var));
+      if (used)
+        need[i] = changed = 1;
+    }
+  }
+  for (int i = 0; i < s.ntop - 2; i++)
+    if (need[i])
+      print_stmt_with(rk, &none, s.top[i], 1, &t);
+  /* the column: x loaded, P's value summed in R's order */
+  strbuf sum = {0}, app = {0};
+  const char *tsum = arena_printf(a, s.loop.fn ? "%s = %s(%s, %%s);" : "%s += %%s;", acc, s.loop.fn ? s.loop.fn : "",
+                                  acc);
+  if (!s.loop.fn)
+    tsum = arena_printf(a, "%s += %%s;", acc);
+  for (int pass_ = 0; pass_ < 2; pass_++) {
+    int cached = pass_ == 0 && cache > 0;
+    if (pass_ == 0 && !cache)
+      continue;
+    strbuf *b = &t;
+    int depth = cache ? 3 : 2; /* a loop's body; inside `if` or `else` with a cache */
+    if (cached) {
+      sb_printf(b, "  float kf_col[%d]; // the column, while it fits\n", cache);
+      sb_printf(b, "  if ((%s) <= %d) {\n", hi.s, cache);
+      sb_printf(b, "#pragma unroll\n    for (int kf_c = 0; kf_c < %d; kf_c++) {\n", cache);
+      sb_printf(b, "      if (kf_c < (%s)) {\n", hi.s);
+      depth = 4;
+      indent(b, depth);
+      sb_printf(b, "const %s %s = (%s)kf_c;\n", J, cv->name, J);
+    } else {
+      if (cache)
+        sb_puts(b, "  } else {\n");
+      indent(b, depth - 1);
+      sb_printf(b, "for (%s %s = 0; %s < %s; %s += 1) {\n", J, cv->name, cv->name, hi.s, cv->name);
+    }
+    const char *xv = s.has_p ? xv_p : "kf_x";
+    indent(b, depth);
+    sb_printf(b, "const float %s = %s[%s];\n", xv, xname, L.s);
+    if (cached) {
+      indent(b, depth);
+      sb_printf(b, "kf_col[kf_c] = %s;\n", xv);
+    }
+    if (s.has_p) {
+      indent(b, depth);
+      sb_puts(b, "{\n");
+      element(&xp, L.s, pt, tsum, depth, b);
+      indent(b, depth);
+      sb_puts(b, "}\n");
+    } else {
+      indent(b, depth);
+      sb_printf(b, tsum, xv);
+      sb_puts(b, "\n");
+    }
+    if (cached) {
+      sb_puts(b, "      }\n    }\n");
+    } else {
+      indent(b, depth - 1);
+      sb_puts(b, "}\n");
+    }
+    /* the statistic, E on it, then A down the column */
+    (void)sum;
+    (void)app;
+    if (!cached || 1) {
+      indent(b, depth - (cached ? 2 : 1));
+      sb_printf(b, "const float %s = ", s.has_e ? r_e : stat_a);
+      print_expr(rk, s.store->value, b);
+      sb_puts(b, ";\n");
+      if (s.has_e) {
+        indent(b, depth - (cached ? 2 : 1));
+        sb_printf(b, "float %s;\n", stat_a);
+        indent(b, depth - (cached ? 2 : 1));
+        sb_puts(b, "{\n");
+        element(&xe, o.s, ef, arena_printf(a, "%s = %%s;", stat_a), depth - (cached ? 2 : 1), b);
+        indent(b, depth - (cached ? 2 : 1));
+        sb_puts(b, "}\n");
+      }
+    }
+    if (cached) {
+      sb_printf(b, "#pragma unroll\n    for (int kf_c = 0; kf_c < %d; kf_c++) {\n", cache);
+      sb_printf(b, "      if (kf_c < (%s)) {\n", hi.s);
+      indent(b, depth);
+      sb_printf(b, "const %s %s = (%s)kf_c;\n", J, cv->name, J);
+      indent(b, depth);
+      sb_printf(b, "const float %s = kf_col[kf_c];\n", xv_a);
+    } else {
+      indent(b, depth - 1);
+      sb_printf(b, "for (%s %s = 0; %s < %s; %s += 1) {\n", J, cv->name, cv->name, hi.s, cv->name);
+      indent(b, depth);
+      sb_printf(b, "const float %s = %s[%s];\n", xv_a, xname, L.s);
+    }
+    indent(b, depth);
+    sb_puts(b, "{\n");
+    element(&xa, L.s, -1, NULL, depth, b);
+    indent(b, depth);
+    sb_puts(b, "}\n");
+    if (cached)
+      sb_puts(b, "      }\n    }\n");
+    else {
+      indent(b, depth - 1);
+      sb_puts(b, "}\n");
+      if (cache)
+        sb_puts(b, "  }\n");
+    }
+  }
+  sb_puts(&t, "}\n");
+  sb_free(&sum);
+  sb_free(&app);
+  /* the launch, where A's was; R, P and E go, and so do the intermediates */
+  strbuf call = {0};
+  sb_printf(&call, "%s<<<%s, %s, %s, %s>>>(%s)", name, rst->grid, rst->block, rst->smem ? rst->smem : "0",
+            rst->stream ? rst->stream : "0", args.s ? args.s : "");
+  int ok = variant_replace_step(v, ei, s.ast, call.s) && variant_remove_step(v, ei, rst);
+  if (ok && s.has_p)
+    ok = variant_remove_step(v, ei, s.p.mem[0].st) && remove_scratch(v, ei, e, targ->buffer);
+  for (int i = 0; ok && s.has_e && i < s.ex.nmem; i++)
+    ok = variant_remove_step(v, ei, s.ex.mem[i].st);
+  for (int b = 0; ok && s.has_e && b < s.ex.nbufs; b++)
+    if (s.ex.bufs[b].written)
+      ok = remove_scratch(v, ei, e, s.ex.bufs[b].id);
+  if (ok)
+    ok = remove_scratch(v, ei, e, oarg->buffer);
+  if (ok) {
+    variant_add_kernel(v, ei, name, t.s);
+    variant_note(v, arena_printf(a, "reduce-apply(cache=%d)@%s#%d-#%d", cache, e->name, site_->first_step,
+                                 site_->last_step),
+                 arena_printf(a, "reduce-apply: %s -> %s (cache %d)", site_->what, name, cache));
+  } else {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "reduce-apply: overlapping changes at %s; the variant is dropped",
+                site_->what);
+  }
+  sb_free(&t);
+  sb_free(&args);
+  sb_free(&L);
+  sb_free(&o);
+  sb_free(&hi);
+  sb_free(&call);
+  return ok;
+}
+
+const pass pass_reduce_apply = {
+    "reduce-apply",
+    "compute a per-thread statistic over a strided dimension and the broadcast that applies it in one kernel",
+    find,
+    get_params,
+    apply,
+};
