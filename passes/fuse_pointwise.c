@@ -212,8 +212,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
         const char *vn = x.fk.vars[x.vec[i]].name;
         if (ilp > 1) {
           sb_printf(&loads, "    const float4 %s_0 = reinterpret_cast<const float4*>(%s)[kf_q];\n", vn, pn);
-          sb_printf(&loads, "    const float4 %s_1 = kf_two ? reinterpret_cast<const float4*>(%s)[kf_q + kf_stride] : %s_0;\n",
-                    vn, pn, vn);
+          /* the fallback is a constant, not the first float4: a copy of that would wait for
+           * its load before the second is issued */
+          sb_printf(&loads, "    const float4 %s_1 = kf_two ? reinterpret_cast<const float4*>(%s)[kf_q + kf_stride] : kf_zero4;\n",
+                    vn, pn);
           sb_printf(&code, "%sconst float4 %s = kf_u ? %s_1 : %s_0;\n", pad, vn, vn, vn);
         } else {
           sb_printf(&code, "    const float4 %s = reinterpret_cast<const float4*>(%s)[kf_j];\n", vn, pn);
@@ -248,6 +250,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     if (ilp > 1) {
       sb_printf(&t, "  for (%s kf_q = kf_start; kf_q < kf_n4; kf_q += 2 * kf_stride) {\n", lt);
       sb_puts(&t, "    const bool kf_two = kf_q + kf_stride < kf_n4; // this thread's second float4\n");
+      if (loads.s)
+        sb_puts(&t, "    const float4 kf_zero4 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n");
       sb_puts(&t, loads.s ? loads.s : "");
       sb_puts(&t, "#pragma unroll\n    for (int kf_u = 0; kf_u < 1 + kf_two; kf_u++) {\n");
       sb_printf(&t, "      const %s kf_j = kf_q + kf_u * kf_stride;\n", lt);

@@ -763,6 +763,42 @@ static void element(prun_emit *x, const char *index, int want, const char *after
   prun_unscope(x, mark);
 }
 
+/* A loop over the column with `body` (lines at depth 0, re-indented): unrolled over the
+ * cache with a guard, or plain; the loop variable declared where the body names it. */
+static void loop(strbuf *b, int cache, const char *hi, const char *J, const char *c, int depth, const char *body) {
+  int inner = depth + (cache ? 2 : 1);
+  if (cache) {
+    sb_printf(b, "#pragma unroll\n");
+    indent(b, depth);
+    sb_printf(b, "for (int kf_c = 0; kf_c < %d; kf_c++) {\n", cache);
+    indent(b, depth + 1);
+    sb_printf(b, "if (kf_c < (%s)) {\n", hi);
+    if (prun_uses_token(body, c)) {
+      indent(b, inner);
+      sb_printf(b, "const %s %s = (%s)kf_c;\n", J, c, J);
+    }
+  } else {
+    indent(b, depth);
+    sb_printf(b, "for (%s %s = 0; %s < %s; %s += 1) {\n", J, c, c, hi, c);
+  }
+  for (const char *p = body; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    if (n) {
+      indent(b, inner);
+      sb_putn(b, p, n);
+    }
+    sb_putc(b, '\n');
+    p += n + (nl != NULL);
+  }
+  if (cache) {
+    indent(b, depth + 1);
+    sb_puts(b, "}\n");
+  }
+  indent(b, depth);
+  sb_puts(b, "}\n");
+}
+
 static int apply(variant *v, const pass_site *site_, const int *values, diag *d) {
   const kmodel *m = v->m;
   const int ei = site_->entry;
@@ -944,103 +980,67 @@ static int apply(variant *v, const pass_site *site_, const int *values, diag *d)
     if (need[i])
       print_stmt_with(rk, &none, s.top[i], 1, &t);
   /* the column: x loaded, P's value summed in R's order */
-  strbuf sum = {0}, app = {0};
   const char *tsum = arena_printf(a, s.loop.fn ? "%s = %s(%s, %%s);" : "%s += %%s;", acc, s.loop.fn ? s.loop.fn : "",
                                   acc);
   if (!s.loop.fn)
     tsum = arena_printf(a, "%s += %%s;", acc);
-  for (int pass_ = 0; pass_ < 2; pass_++) {
-    int cached = pass_ == 0 && cache > 0;
-    if (pass_ == 0 && !cache)
-      continue;
-    strbuf *b = &t;
-    int depth = cache ? 3 : 2; /* a loop's body; inside `if` or `else` with a cache */
+  /* with a cache: the column loaded into registers, then summed, then applied; then
+   * (or without one) the same reading the column from memory each time */
+  const char *xv = s.has_p ? xv_p : "kf_x";
+  for (int cached = cache > 0; cached >= 0; cached--) {
+    int depth = cache ? 2 : 1; /* inside `if` or `else` with a cache */
+    strbuf body = {0};
     if (cached) {
-      sb_printf(b, "  float kf_col[%d]; // the column, while it fits\n", cache);
-      sb_printf(b, "  if ((%s) <= %d) {\n", hi.s, cache);
-      sb_printf(b, "#pragma unroll\n    for (int kf_c = 0; kf_c < %d; kf_c++) {\n", cache);
-      sb_printf(b, "      if (kf_c < (%s)) {\n", hi.s);
-      depth = 4;
-      indent(b, depth);
-      sb_printf(b, "const %s %s = (%s)kf_c;\n", J, cv->name, J);
+      sb_printf(&t, "  float kf_col[%d]; // the column, while it fits\n  if ((%s) <= %d) {\n", cache, hi.s, cache);
+      /* every load first, in a loop of its own: a sum after each would hold the warp at
+       * each load until its value came */
+      sb_printf(&body, "kf_col[kf_c] = %s[%s];\n", xname, L.s);
+      loop(&t, cache, hi.s, J, cv->name, depth, body.s);
+      sb_free(&body);
+      sb_printf(&body, "const float %s = kf_col[kf_c];\n", xv);
     } else {
       if (cache)
-        sb_puts(b, "  } else {\n");
-      indent(b, depth - 1);
-      sb_printf(b, "for (%s %s = 0; %s < %s; %s += 1) {\n", J, cv->name, cv->name, hi.s, cv->name);
-    }
-    const char *xv = s.has_p ? xv_p : "kf_x";
-    indent(b, depth);
-    sb_printf(b, "const float %s = %s[%s];\n", xv, xname, L.s);
-    if (cached) {
-      indent(b, depth);
-      sb_printf(b, "kf_col[kf_c] = %s;\n", xv);
+        sb_puts(&t, "  } else {\n");
+      sb_printf(&body, "const float %s = %s[%s];\n", xv, xname, L.s);
     }
     if (s.has_p) {
-      indent(b, depth);
-      sb_puts(b, "{\n");
-      element(&xp, L.s, pt, tsum, depth, b);
-      indent(b, depth);
-      sb_puts(b, "}\n");
+      sb_puts(&body, "{\n");
+      element(&xp, L.s, pt, tsum, 0, &body);
+      sb_puts(&body, "}\n");
     } else {
-      indent(b, depth);
-      sb_printf(b, tsum, xv);
-      sb_puts(b, "\n");
+      sb_printf(&body, tsum, xv);
+      sb_puts(&body, "\n");
     }
-    if (cached) {
-      sb_puts(b, "      }\n    }\n");
-    } else {
-      indent(b, depth - 1);
-      sb_puts(b, "}\n");
+    loop(&t, cached ? cache : 0, hi.s, J, cv->name, depth, body.s);
+    sb_free(&body);
+    /* the statistic, E on it */
+    indent(&t, depth);
+    sb_printf(&t, "const float %s = ", s.has_e ? r_e : stat_a);
+    print_expr(rk, s.store->value, &t);
+    sb_puts(&t, ";\n");
+    if (s.has_e) {
+      indent(&t, depth);
+      sb_printf(&t, "float %s;\n", stat_a);
+      indent(&t, depth);
+      sb_puts(&t, "{\n");
+      element(&xe, o.s, ef, arena_printf(a, "%s = %%s;", stat_a), depth, &t);
+      indent(&t, depth);
+      sb_puts(&t, "}\n");
     }
-    /* the statistic, E on it, then A down the column */
-    (void)sum;
-    (void)app;
-    if (!cached || 1) {
-      indent(b, depth - (cached ? 2 : 1));
-      sb_printf(b, "const float %s = ", s.has_e ? r_e : stat_a);
-      print_expr(rk, s.store->value, b);
-      sb_puts(b, ";\n");
-      if (s.has_e) {
-        indent(b, depth - (cached ? 2 : 1));
-        sb_printf(b, "float %s;\n", stat_a);
-        indent(b, depth - (cached ? 2 : 1));
-        sb_puts(b, "{\n");
-        element(&xe, o.s, ef, arena_printf(a, "%s = %%s;", stat_a), depth - (cached ? 2 : 1), b);
-        indent(b, depth - (cached ? 2 : 1));
-        sb_puts(b, "}\n");
-      }
-    }
-    if (cached) {
-      sb_printf(b, "#pragma unroll\n    for (int kf_c = 0; kf_c < %d; kf_c++) {\n", cache);
-      sb_printf(b, "      if (kf_c < (%s)) {\n", hi.s);
-      indent(b, depth);
-      sb_printf(b, "const %s %s = (%s)kf_c;\n", J, cv->name, J);
-      indent(b, depth);
-      sb_printf(b, "const float %s = kf_col[kf_c];\n", xv_a);
-    } else {
-      indent(b, depth - 1);
-      sb_printf(b, "for (%s %s = 0; %s < %s; %s += 1) {\n", J, cv->name, cv->name, hi.s, cv->name);
-      indent(b, depth);
-      sb_printf(b, "const float %s = %s[%s];\n", xv_a, xname, L.s);
-    }
-    indent(b, depth);
-    sb_puts(b, "{\n");
-    element(&xa, L.s, -1, NULL, depth, b);
-    indent(b, depth);
-    sb_puts(b, "}\n");
+    /* A down the column */
     if (cached)
-      sb_puts(b, "      }\n    }\n");
-    else {
-      indent(b, depth - 1);
-      sb_puts(b, "}\n");
-      if (cache)
-        sb_puts(b, "  }\n");
-    }
+      sb_printf(&body, "const float %s = kf_col[kf_c];\n", xv_a);
+    else
+      sb_printf(&body, "const float %s = %s[%s];\n", xv_a, xname, L.s);
+    sb_puts(&body, "{\n");
+    element(&xa, L.s, -1, NULL, 0, &body);
+    sb_puts(&body, "}\n");
+    loop(&t, cached ? cache : 0, hi.s, J, cv->name, depth, body.s);
+    sb_free(&body);
   }
+  if (cache)
+    sb_puts(&t, "  }\n");
   sb_puts(&t, "}\n");
-  sb_free(&sum);
-  sb_free(&app);
   /* the launch, where A's was; R, P and E go, and so do the intermediates */
   strbuf call = {0};
   sb_printf(&call, "%s<<<%s, %s, %s, %s>>>(%s)", name, rst->grid, rst->block, rst->smem ? rst->smem : "0",

@@ -1,7 +1,8 @@
 // With ilp=2 (the second variant: fuse-pointwise's first parameter), each thread of the
 // vector path loads two float4s a grid's stride apart before it computes either, so that
 // an element function with a division or an exp does not leave the memory system idle;
-// the second float4 exists when it is inside the float4 range, and each float4's code
+// the second float4 exists when it is inside the float4 range (else a constant stands in,
+// not a copy of the first: that would wait for the first load), and each float4's code
 // (its row split on a two-dimensional member, its lanes, its stores) runs on the values
 // loaded for it. Blocks cover twice the elements, and the variant compiles.
 // REQUIRES: nvcc
@@ -15,8 +16,9 @@
 // CHECK: // kfuse fuse-pointwise (block 256, vec 4, ilp 2: two float4s loaded a thread before either is
 // CHECK: for (long long kf_q = kf_start; kf_q < kf_n4; kf_q += 2 * kf_stride) {
 // CHECK-NEXT: const bool kf_two = kf_q + kf_stride < kf_n4; // this thread's second float4
+// CHECK-NEXT: const float4 kf_zero4 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 // CHECK-NEXT: const float4 x_4_0 = reinterpret_cast<const float4*>(x)[kf_q];
-// CHECK-NEXT: const float4 x_4_1 = kf_two ? reinterpret_cast<const float4*>(x)[kf_q + kf_stride] : x_4_0;
+// CHECK-NEXT: const float4 x_4_1 = kf_two ? reinterpret_cast<const float4*>(x)[kf_q + kf_stride] : kf_zero4;
 // CHECK-NEXT: #pragma unroll
 // CHECK-NEXT: for (int kf_u = 0; kf_u < 1 + kf_two; kf_u++) {
 // CHECK-NEXT: const long long kf_j = kf_q + kf_u * kf_stride;

@@ -7,8 +7,8 @@
 // RUN: FileCheck %s < %t.cu
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
 // CHECK: __global__ void fused_mean_dim1_sub_mean(const float *__restrict in, int C, int S, float* __restrict__ y) {
-// CHECK: const float kf_x = in[((size_t)blockIdx.y * C + c) * S + (blockIdx.x * blockDim.x + threadIdx.x)];
-// CHECK-NEXT: kf_col[kf_c] = kf_x;
+// CHECK: kf_col[kf_c] = in[((size_t)blockIdx.y * C + c) * S + (blockIdx.x * blockDim.x + threadIdx.x)];
+// CHECK: const float kf_x = kf_col[kf_c];
 // CHECK-NEXT: acc += kf_x;
 // CHECK: const float kf_stat = acc / C;
 // CHECK: float y_v = kf_x - kf_stat;

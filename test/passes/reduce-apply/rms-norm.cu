@@ -1,7 +1,8 @@
 // RMS norm over the channels, as eager runs it: square, a mean over dim 1 with one thread
 // per (n, s), add eps, sqrt, and the broadcast divide. One kernel with the reduction's
-// threads: the column of x loaded once (kept in registers up to 64 channels, and read
-// again above that), the square computed where the mean loads it and summed in the
+// threads: the column of x loaded once (kept in registers up to 64 channels, every load
+// issued before the first sum; read again above that), the square computed where the mean
+// loads it and summed in the
 // reference's order, add and sqrt on the statistic, then the divide down the column with
 // the statistic in a register. sq, ms, ms_eps and rms go with their allocations; the
 // kernel has no unused declaration (the reduction's row index n is not needed) and
@@ -17,8 +18,11 @@
 // CHECK: float acc = 0.f;
 // CHECK-NEXT: float kf_col[64]; // the column, while it fits
 // CHECK-NEXT: if ((C) <= 64) {
-// CHECK: const float kf_x = x[(size_t)blockIdx.y * C * S + (blockIdx.x * blockDim.x + threadIdx.x) + (size_t)c * S];
-// CHECK-NEXT: kf_col[kf_c] = kf_x;
+// CHECK: kf_col[kf_c] = x[(size_t)blockIdx.y * C * S + (blockIdx.x * blockDim.x + threadIdx.x) + (size_t)c * S];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: #pragma unroll
+// CHECK: const float kf_x = kf_col[kf_c];
 // CHECK: float sq_v = m1_v * m1_v;
 // CHECK-NEXT: acc += sq_v;
 // CHECK: const float kf_r = acc / C;
