@@ -4,7 +4,8 @@
 // issued before the first sum; read again above that), the square computed where the mean
 // loads it and summed in the
 // reference's order, add and sqrt on the statistic, then the divide down the column with
-// the statistic in a register. sq, ms, ms_eps and rms go with their allocations; the
+// the statistic in a register; the kernel is bounded to 768 threads an SM (three blocks:
+// 80 registers, the cache's 64 among them). sq, ms, ms_eps and rms go with their allocations; the
 // kernel has no unused declaration (the reduction's row index n is not needed) and
 // compiles under -Werror all-warnings.
 // REQUIRES: nvcc
@@ -12,7 +13,7 @@
 // RUN: FileCheck %s < %t.cu
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
 // CHECK: // kfuse reduce-apply of mean_dim1_kernel (line {{[0-9]+}}), a statistic per thread over a middle dimension, and
-// CHECK: __global__ void fused_mean_dim1_kernel_div_bcast_kernel(int C, int S, const float* __restrict__ x, float eps, float* __restrict__ y) {
+// CHECK: __global__ void __launch_bounds__(256, 3) fused_mean_dim1_kernel_div_bcast_kernel(int C, int S, const float* __restrict__ x, float eps, float* __restrict__ y) {
 // CHECK-NEXT: int s = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-NEXT: if (s >= S) {
 // CHECK: float acc = 0.f;
