@@ -32,7 +32,7 @@
  * rounding, which the entry's tolerance covers and the verifier checks. A max or a min is
  * exact in any order.
  *
- * Parameter: ways (accumulators per thread: 4, 2).
+ * Parameter: ways (accumulators per thread: 4, 8, 2), combined as a balanced tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,8 +84,8 @@ static const char *check(const kmodel *m, const kstep *st, split_info *si, int *
   return NULL;
 }
 
-static const int ways_values[] = {4, 2};
-static const pass_param params[] = {{"ways", ways_values, 2}};
+static const int ways_values[] = {4, 8, 2};
+static const pass_param params[] = {{"ways", ways_values, 3}};
 
 static int get_params(const pass_param **out) {
   *out = params;
@@ -190,6 +190,24 @@ static void print_step(printing *p, const red_loop *L, int copy, const char *acc
   }
 }
 
+/* The accumulators [lo, lo + n) of `acc` combined as a balanced tree:
+ * (acc + kf_acc1) + (kf_acc2 + kf_acc3), or fmaxf(fmaxf(acc, kf_acc1), fmaxf(...)). */
+static void print_tree(strbuf *b, const char *fn, const char *acc, int lo, int n, int top) {
+  if (n == 1) {
+    if (lo)
+      sb_printf(b, "kf_%s%d", acc, lo);
+    else
+      sb_puts(b, acc);
+    return;
+  }
+  sb_puts(b, fn ? fn : "");
+  sb_puts(b, fn || !top ? "(" : "");
+  print_tree(b, fn, acc, lo, n / 2, 0);
+  sb_puts(b, fn ? ", " : " + ");
+  print_tree(b, fn, acc, lo + n / 2, n - n / 2, 0);
+  sb_puts(b, fn || !top ? ")" : "");
+}
+
 static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   printing *p = ctx;
   const red_loop *L = NULL;
@@ -238,15 +256,12 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   sb_puts(b, "}\n");
   indent(b, depth + 1);
   /* the accumulators combined pairwise */
-  if (w == 2) {
-    if (L->fn)
-      sb_printf(b, "%s = %s(%s, kf_%s1);\n", acc, L->fn, acc, acc);
-    else
-      sb_printf(b, "%s += kf_%s1;\n", acc, acc);
-  } else if (L->fn) {
-    sb_printf(b, "%s = %s(%s(%s, kf_%s1), %s(kf_%s2, kf_%s3));\n", acc, L->fn, L->fn, acc, acc, L->fn, acc, acc);
+  if (w == 2 && !L->fn) {
+    sb_printf(b, "%s += kf_%s1;\n", acc, acc);
   } else {
-    sb_printf(b, "%s = (%s + kf_%s1) + (kf_%s2 + kf_%s3);\n", acc, acc, acc, acc, acc);
+    sb_printf(b, "%s = ", acc);
+    print_tree(b, L->fn, acc, 0, w, 1);
+    sb_puts(b, ";\n");
   }
   indent(b, depth);
   sb_puts(b, "}\n");
