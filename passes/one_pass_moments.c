@@ -705,23 +705,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_printf(&t, "__global__ void __cluster_dims__(%d, 1, 1) %s(", split, name);
   else
     sb_printf(&t, "__global__ void %s(", name);
-  for (int i = 0; i < k->nparams; i++) {
-    size_t n = strlen(k->params[i].type_spelling);
-    sb_printf(&t, "%s%s%s%s", i ? ", " : "", k->params[i].type_spelling,
-              n && k->params[i].type_spelling[n - 1] == '*' ? "" : " ", k->params[i].name);
-  }
+  pass_print_params(k, &t);
   sb_puts(&t, ") ");
   print_body_with(k, &p.hooks, &t);
   sb_puts(&t, "\n");
-  if (split > 1)
-    sb_printf(&x, "%s<<<(%s) * %d, %s, %s, %s>>>(", name, st->grid, split, st->block, st->smem ? st->smem : "0",
-              st->stream ? st->stream : "0");
-  else
-    sb_printf(&x, "%s<<<%s, %s, %s, %s>>>(", name, st->grid, st->block, st->smem ? st->smem : "0",
-              st->stream ? st->stream : "0");
-  for (int i = 0; i < st->nargs; i++)
-    sb_printf(&x, "%s%s", i ? ", " : "", st->args[i].text);
-  sb_puts(&x, ")");
+  pass_print_launch(st, name, split > 1 ? arena_printf(v->a, "(%s) * %d", st->grid, split) : NULL, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
     variant_add_kernel(v, site->entry, name, t.s);

@@ -46,6 +46,14 @@ typedef struct pass {
   int (*apply)(variant *v, const pass_site *site, const int *values, diag *d);
 } pass;
 
+/* ---- printing what passes emit ---- */
+
+/* k's parameter list as declared, without parentheses: "const float *x, int n". */
+void pass_print_params(const kkernel *k, strbuf *b);
+/* A launch of kernel `name` with st's block, shared memory, stream and arguments, and
+ * grid `grid` (NULL: st's own), without a semicolon. */
+void pass_print_launch(const kstep *st, const char *name, const char *grid, strbuf *b);
+
 /* The registry, in default order (passes.def). */
 extern const pass *const pass_list[];
 extern const int pass_count;

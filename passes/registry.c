@@ -22,3 +22,19 @@ const pass *pass_find(const char *name) {
       return pass_list[i];
   return NULL;
 }
+
+void pass_print_params(const kkernel *k, strbuf *b) {
+  for (int i = 0; i < k->nparams; i++) {
+    size_t n = strlen(k->params[i].type_spelling);
+    sb_printf(b, "%s%s%s%s", i ? ", " : "", k->params[i].type_spelling,
+              n && k->params[i].type_spelling[n - 1] == '*' ? "" : " ", k->params[i].name);
+  }
+}
+
+void pass_print_launch(const kstep *st, const char *name, const char *grid, strbuf *b) {
+  sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, st->block, st->smem ? st->smem : "0",
+            st->stream ? st->stream : "0");
+  for (int i = 0; i < st->nargs; i++)
+    sb_printf(b, "%s%s", i ? ", " : "", st->args[i].text);
+  sb_puts(b, ")");
+}

@@ -291,19 +291,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&t, "// kfuse split-accumulators of %s (line %u): %d reduction loop%s, %d accumulators each\n", k->name,
             k->loc.line, si.nloops, si.nloops > 1 ? "s" : "", ways);
   sb_printf(&t, "__global__ void %s(", name);
-  for (int i = 0; i < k->nparams; i++) {
-    size_t n = strlen(k->params[i].type_spelling);
-    sb_printf(&t, "%s%s%s%s", i ? ", " : "", k->params[i].type_spelling,
-              n && k->params[i].type_spelling[n - 1] == '*' ? "" : " ", k->params[i].name);
-  }
+  pass_print_params(k, &t);
   sb_puts(&t, ") ");
   print_body_with(k, &p.hooks, &t);
   sb_puts(&t, "\n");
-  sb_printf(&x, "%s<<<%s, %s, %s, %s>>>(", name, st->grid, st->block, st->smem ? st->smem : "0",
-            st->stream ? st->stream : "0");
-  for (int i = 0; i < st->nargs; i++)
-    sb_printf(&x, "%s%s", i ? ", " : "", st->args[i].text);
-  sb_puts(&x, ")");
+  pass_print_launch(st, name, NULL, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
     variant_add_kernel(v, site->entry, name, t.s);
