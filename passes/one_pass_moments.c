@@ -166,7 +166,7 @@ static const char *match_pair(const kstep *st, const kkernel *k, const red_loop 
   return NULL;
 }
 
-static void split_check(const kmodel *m, moments *mo);
+static void split_check(moments *mo);
 
 /* The pairs of the kernel st launches. NULL, or why not; *quiet when there is nothing
  * that looks like a variance's second loop. */
@@ -210,7 +210,7 @@ static const char *check(const kmodel *m, const kstep *st, moments *mo, int *qui
     }
   }
   if (mo->npairs) {
-    split_check(m, mo);
+    split_check(mo);
     return NULL;
   }
   return why ? why : "has no second loop over a row that sums squared deviations";
@@ -373,10 +373,9 @@ static const char *split_stmt(moments *mo, const kstmt *s, int owner, int j) {
 }
 
 /* Whether the kernel's rows can be split across a cluster; sets mo->split_why. */
-static void split_check(const kmodel *m, moments *mo) {
+static void split_check(moments *mo) {
   const kstep *st = mo->st;
   const kkernel *k = mo->k;
-  (void)m;
   mo->split_why = NULL;
   if (!st->grid_y || st->grid_y->kind != XE_INT || st->grid_y->ival != 1 || st->grid_var ||
       !strncmp(st->grid, "dim3", 4))

@@ -986,10 +986,8 @@ static int apply(variant *v, const pass_site *site_, const int *values, diag *d)
     if (need[i])
       print_stmt_with(rk, &none, s.top[i], 1, &t);
   /* the column: x loaded, P's value summed in R's order */
-  const char *tsum = arena_printf(a, s.loop.fn ? "%s = %s(%s, %%s);" : "%s += %%s;", acc, s.loop.fn ? s.loop.fn : "",
-                                  acc);
-  if (!s.loop.fn)
-    tsum = arena_printf(a, "%s += %%s;", acc);
+  /* the reduction's update with the term as %s */
+  const char *tsum = s.loop.fn ? arena_printf(a, "%s = %s(%s, %%s);", acc, s.loop.fn, acc) : arena_printf(a, "%s += %%s;", acc);
   /* with a cache: the column loaded into registers, then summed, then applied; then
    * (or without one) the same reading the column from memory each time */
   const char *xv = s.has_p ? xv_p : "kf_x";
