@@ -132,10 +132,7 @@ static const char *kernel_name(const variant *v, const prun *r) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int first = -1;
-  for (int i = 0; i < e->nsteps; i++)
-    if (e->steps[i].index == site->first_step)
-      first = i;
+  int first = pass_top_position(e, site->first_step);
   static prun r;
   if (first < 0 || prun_build(v, site->entry, first, &r) <= 0 ||
       r.mem[r.nmem - 1].st->index != site->last_step) {

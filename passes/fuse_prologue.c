@@ -509,10 +509,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const kentry *e = &m->entries[site->entry];
   if (values && !values[0])
     return 1; /* on=0: the run and the consumer stay as they are */
-  int at = -1;
-  for (int i = 0; i < e->nsteps; i++)
-    if (e->steps[i].index == site->first_step)
-      at = i;
+  int at = pass_top_position(e, site->first_step);
   static prologue s;
   const char *why;
   if (at < 0 || !prologue_check(v, site->entry, at, &s, &why) || s.cst->index != site->last_step) {

@@ -650,10 +650,8 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *st = NULL;
-  for (int i = 0; i < e->nsteps; i++)
-    if (e->steps[i].index == site->last_step)
-      st = &e->steps[i];
+  int at = pass_top_position(e, site->last_step);
+  const kstep *st = at < 0 ? NULL : &e->steps[at];
   static moments mo;
   int quiet;
   if (!st || variant_touched(v, site->entry, st->index) || check(m, st, &mo, &quiet)) {

@@ -46,6 +46,10 @@ typedef struct pass {
   int (*apply)(variant *v, const pass_site *site, const int *values, diag *d);
 } pass;
 
+/* The position in e->steps of the top-level step whose kstep.index is `index` (a site's
+ * first or last step), or -1. */
+int pass_top_position(const kentry *e, int index);
+
 /* ---- printing what passes emit ---- */
 
 /* k's parameter list as declared, without parentheses: "const float *x, int n". */

@@ -38,3 +38,10 @@ void pass_print_launch(const kstep *st, const char *name, const char *grid, strb
     sb_printf(b, "%s%s", i ? ", " : "", st->args[i].text);
   sb_puts(b, ")");
 }
+
+int pass_top_position(const kentry *e, int index) {
+  for (int i = 0; i < e->nsteps; i++)
+    if (e->steps[i].index == index)
+      return i;
+  return -1;
+}

@@ -337,10 +337,8 @@ static const char *unconst(const char *t) { return strncmp(t, "const ", 6) ? t :
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *st = NULL;
-  for (int i = 0; i < e->nsteps; i++)
-    if (e->steps[i].index == site->last_step)
-      st = &e->steps[i];
+  int pos = pass_top_position(e, site->last_step);
+  const kstep *st = pos < 0 ? NULL : &e->steps[pos];
   static scan_info s;
   int quiet;
   if (!st || variant_touched(v, site->entry, st->index) || check_kernel(m, st, &s, &quiet)) {
