@@ -161,7 +161,9 @@ typedef struct kstep {
   int kernel;           /* KS_LAUNCH: index in kmodel.kernels, or -1 */
   const char *grid, *block, *smem, *stream;  /* KS_LAUNCH: launch config as written */
   long long block_threads; /* KS_LAUNCH: the block's thread count when `block` is an integer
-                            * constant (a one-dimensional block), else 0 */
+                            * constant (a one-dimensional block), directly or as the
+                            * initializer of a dim3 variable never assigned (block_var), else 0 */
+  const char *block_var;
   xexpr *grid_y;        /* KS_LAUNCH: the grid's y extent over the entry's scalars and host
                          * variables (1 for an integer grid), when kfuse reads it: dim3(x, y)
                          * in the launch or in the declaration of a dim3 variable (then

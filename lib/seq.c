@@ -452,15 +452,35 @@ static const char *config_text(cxctx *c, cxlist cfg, int i, const char *dflt) {
 }
 
 /* The value of a launch's block argument when it is an integer constant (through the
- * implicit conversion to dim3, whose y and z default to 1), else 0. */
-static long long constant_threads(cxctx *c, CXCursor k) {
-  for (int depth = 0; depth < 6; depth++) {
+ * implicit conversion to dim3, whose y and z default to 1, and through a dim3 variable's
+ * initializer: then *var names it, and the value holds only while it is never assigned),
+ * else 0. */
+static long long constant_threads(seqctx *s, CXCursor k, const char **var) {
+  cxctx *c = s->c;
+  for (int depth = 0; depth < 8; depth++) {
     CXEvalResult r = clang_Cursor_Evaluate(k);
     if (r) {
       long long v = clang_EvalResult_getKind(r) == CXEval_Int ? clang_EvalResult_getAsLongLong(r) : 0;
       clang_EvalResult_dispose(r);
       if (v > 0)
         return v;
+    }
+    CXCursor x = cx_strip(c, k);
+    if (clang_getCursorKind(x) == CXCursor_DeclRefExpr && !*var) {
+      CXCursor d = clang_getCursorReferenced(x);
+      khostvar *v = clang_getCursorKind(d) == CXCursor_VarDecl ? host_var(s, decl_off(d)) : NULL;
+      if (!v)
+        return 0;
+      *var = v->name;
+      cxlist vc = cx_children(c, d);
+      int init = -1;
+      for (int j = 0; j < vc.n; j++)
+        if (clang_isExpression(clang_getCursorKind(vc.v[j])))
+          init = j;
+      if (init < 0)
+        return 0;
+      k = vc.v[init];
+      continue;
     }
     /* dim3(x): the constructor's first argument, the others defaulted (no text) */
     cxlist ch = cx_children(c, k);
@@ -534,7 +554,7 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   cxlist cfg = cx_children(c, ch.v[cfg_at]);
   st->grid = config_text(c, cfg, 0, "?");
   st->block = config_text(c, cfg, 1, "?");
-  st->block_threads = cfg.n > 2 ? constant_threads(c, cfg.v[2]) : 0;
+  st->block_threads = cfg.n > 2 ? constant_threads(s, cfg.v[2], &st->block_var) : 0;
   st->grid_y = cfg.n > 1 ? grid_y(s, cfg.v[1], &st->grid_var) : NULL;
   st->smem = config_text(c, cfg, 2, "0");
   st->stream = config_text(c, cfg, 3, "0");
@@ -768,6 +788,19 @@ static void walk_stmt(seqctx *s, CXCursor k, kstep **vec, int *n, int *cap) {
   }
 }
 
+/* A block read through a dim3 variable is known only when the variable is never assigned,
+ * which is known once the whole body is read. */
+static void forget_assigned_blocks(const kentry *e, kstep *steps, int n) {
+  for (int i = 0; i < n; i++) {
+    kstep *st = &steps[i];
+    for (int v = 0; st->block_var && v < e->nhostvars; v++)
+      if (!strcmp(e->hostvars[v].name, st->block_var) && e->hostvars[v].assigned)
+        st->block_threads = 0;
+    forget_assigned_blocks(e, st->body, st->nbody);
+    forget_assigned_blocks(e, st->orelse, st->norelse);
+  }
+}
+
 void seq_entry(cxctx *c, CXCursor fn, kentry *e) {
   seqctx s = {c, e, fn, NULL, 0, 0, NULL, 0};
   cxlist ch = cx_children(c, fn);
@@ -776,4 +809,5 @@ void seq_entry(cxctx *c, CXCursor fn, kentry *e) {
       cx_loc(c, ch.v[i], &e->body_loc);
       walk_stmt(&s, ch.v[i], &e->steps, &e->nsteps, &e->cap_steps);
     }
+  forget_assigned_blocks(e, e->steps, e->nsteps);
 }

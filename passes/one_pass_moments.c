@@ -706,7 +706,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&t, ") ");
   print_body_with(k, &p.hooks, &t);
   sb_puts(&t, "\n");
-  pass_print_launch(st, name, split > 1 ? arena_printf(v->a, "(%s) * %d", st->grid, split) : NULL, &x);
+  pass_print_launch(st, name, split > 1 ? arena_printf(v->a, "(%s) * %d", st->grid, split) : NULL, NULL, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
     variant_add_kernel(v, site->entry, name, t.s);

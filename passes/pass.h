@@ -54,9 +54,9 @@ int pass_top_position(const kentry *e, int index);
 
 /* k's parameter list as declared, without parentheses: "const float *x, int n". */
 void pass_print_params(const kkernel *k, strbuf *b);
-/* A launch of kernel `name` with st's block, shared memory, stream and arguments, and
- * grid `grid` (NULL: st's own), without a semicolon. */
-void pass_print_launch(const kstep *st, const char *name, const char *grid, strbuf *b);
+/* A launch of kernel `name` with st's shared memory, stream and arguments, grid `grid` and
+ * block `block` (NULL: st's own), without a semicolon. */
+void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b);
 
 /* The registry, in default order (passes.def). */
 extern const pass *const pass_list[];

@@ -52,6 +52,33 @@ int kst_assigns(const kstmt *s, int var) {
          kst_assigns(s->step, var);
 }
 
+/* Whether s, or a statement in it, satisfies spred(s, arg) (when given), or one of their
+ * expressions epred(e, arg). */
+static int kst_any(const kstmt *s, int (*spred)(const kstmt *, unsigned), int (*epred)(const kexpr *, unsigned),
+                   unsigned arg) {
+  if (!s)
+    return 0;
+  if (spred && spred(s, arg))
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (kst_any(s->body[i], spred, epred, arg))
+      return 1;
+  return epred(s->index, arg) || epred(s->value, arg) || epred(s->cond, arg) || kst_any(s->init, spred, epred, arg) ||
+         kst_any(s->step, spred, epred, arg) || kst_any(s->then, spred, epred, arg) ||
+         kst_any(s->orelse, spred, epred, arg);
+}
+
+static int names_in_expr(const kexpr *e, unsigned var) { return kx_names(e, (int)var); }
+
+static int names_as_target(const kstmt *s, unsigned var) {
+  return ((s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == (int)var) ||
+         ((s->kind == KST_STORE || s->kind == KST_ATOMIC) && s->array_var == (int)var);
+}
+
+int kst_names(const kstmt *s, int var) { return kst_any(s, names_as_target, names_in_expr, (unsigned)var); }
+
+int kst_uses_builtins(const kstmt *s, unsigned which) { return kst_any(s, NULL, kx_uses_builtins, which); }
+
 void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max) {
   if (!s)
     return;

@@ -45,6 +45,11 @@ int kx_is_var(const kexpr *e, int var);
 int kx_uses_builtins(const kexpr *e, unsigned which);
 /* Whether statement s (nested ones included) assigns or declares var. */
 int kst_assigns(const kstmt *s, int var);
+/* Whether statement s (nested ones included) names var anywhere: reads, assigns, declares
+ * it, or loads through it. */
+int kst_names(const kstmt *s, int var);
+/* kx_uses_builtins over every expression of statement s (nested ones included). */
+int kst_uses_builtins(const kstmt *s, unsigned which);
 /* The statements of s in order, plain blocks and multi-declarator groups flattened; *n may
  * end past max (then only the first max are stored). */
 void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max);

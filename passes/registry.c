@@ -31,8 +31,9 @@ void pass_print_params(const kkernel *k, strbuf *b) {
   }
 }
 
-void pass_print_launch(const kstep *st, const char *name, const char *grid, strbuf *b) {
-  sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, st->block, st->smem ? st->smem : "0",
+void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b) {
+  sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, block ? block : st->block,
+            st->smem ? st->smem : "0",
             st->stream ? st->stream : "0");
   for (int i = 0; i < st->nargs; i++)
     sb_printf(b, "%s%s", i ? ", " : "", st->args[i].text);

@@ -32,7 +32,34 @@
  * rounding, which the entry's tolerance covers and the verifier checks. A max or a min is
  * exact in any order.
  *
- * Parameter: ways (accumulators per thread: 4, 8, 2), combined as a balanced tree.
+ * Threads per output. A kernel that gives each thread one output and loops over a strided
+ * dimension for it (047's sum over the middle dimension of (B, D1, D2): thread (b, j) sums
+ * x[b][i][j] over i) has the loads of its warps in flight but few threads to hide them, one
+ * wave and a tail at most. With `threads` > 1 the launch's one-dimensional block of B threads
+ * gains a y dimension of R = min(threads, 1024 / B): the R threads of a column share its
+ * output, thread y taking the steps y, y + R, y + 2R... (in `ways` accumulators as above),
+ * their partial results combined in shared memory in the order of y by thread y = 0, which
+ * then runs the code after the loop:
+ *
+ *   pre;  __shared__ T kf_part[R][B];
+ *   if (live) { post; <the loop, split over y and ways>; kf_part[threadIdx.y][threadIdx.x] = acc; }
+ *   __syncthreads();
+ *   if (threadIdx.y == 0 && live) { post it needs; acc = kf_part[0][x] op ... kf_part[R-1][x]; tail }
+ *
+ * where the kernel is, at its top level, declarations (pre), optionally a guard
+ * `if (c) return;` (live: !c) followed by declarations (post), or a guard `if (live) {...}`
+ * holding the rest, then the reduction loop, then any statements (tail). Legal when, besides
+ * the above: the block is a constant B, a multiple of 32 up to 512; the loop is the kernel's
+ * only reduction loop; the kernel uses no shared memory, barrier, warp function or atomic,
+ * and neither threadIdx.y nor blockDim.y (so that every thread of a column computes the same
+ * declarations and loop bounds: threadIdx.x, blockIdx and blockDim.x are unchanged); the
+ * accumulator is declared, with a value, in pre or post. A sum's initial value is counted
+ * once (threads y > 0 start from 0). Measured by hand first (RESULTS.md, 2026-12-02): 047
+ * 2.23 ms one thread per column with 4 accumulators, 2.04-2.07 with 128 x 8 or 256 x 4
+ * threads, where eager's reduction (32 x 16 threads) takes 2.06.
+ *
+ * Parameters: threads (per output: 8, 1; only the form above), ways (accumulators per
+ * thread: 4, 8, 2), combined as a balanced tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +69,28 @@
 #include "pass.h"
 #include "reduce.h"
 
-enum { MAX_LOOPS = 16 };
+enum { MAX_LOOPS = 16, MAX_TOP = 64 };
+
+/* A thread-per-output kernel, its statements in the order the threads form prints them. */
+typedef struct column {
+  const kstmt *pre[MAX_TOP];    /* declarations before the guard */
+  int npre;
+  const kstmt *guard;           /* NULL, `if (c) return;` or `if (live) { post; loop; tail }` */
+  int returns;                  /* the first form */
+  const kstmt *post[MAX_TOP];   /* declarations between the guard and the loop */
+  int npost;
+  const kstmt *tail[MAX_TOP];   /* the statements after the loop */
+  int ntail;
+  const kstmt *acc_decl;        /* the accumulator's declaration, in pre or post */
+  int acc_in_post;
+} column;
 
 typedef struct split_info {
   const kkernel *k;
   red_loop loops[MAX_LOOPS];
   int nloops;
+  column col;
+  const char *col_why;          /* NULL when the kernel has the threads form */
 } split_info;
 
 static void find_loops(const kkernel *k, const kstmt *s, split_info *si) {
@@ -61,6 +104,65 @@ static void find_loops(const kkernel *k, const kstmt *s, split_info *si) {
     find_loops(k, s->body[i], si);
   find_loops(k, s->then, si);
   find_loops(k, s->orelse, si);
+}
+
+/* Whether k has the threads form (the head of this file) for launch st; fills si->col.
+ * NULL, or why not. */
+static const char *match_column(const kstep *st, split_info *si) {
+  const kkernel *k = si->k;
+  column *c = &si->col;
+  memset(c, 0, sizeof *c);
+  if (si->nloops != 1)
+    return "has several reduction loops";
+  if (st->block_threads < 32 || st->block_threads > 512 || st->block_threads % 32)
+    return "has no constant one-dimensional block of 32 to 512 threads, a multiple of 32";
+  if (k->uses_shared || k->uses_sync || k->uses_warp || k->uses_atomics)
+    return "uses shared memory, barriers, warp functions or atomics";
+  if (kst_uses_builtins(k->body, 1u << KB_TID_Y | 1u << KB_BDIM_Y))
+    return "uses threadIdx.y or blockDim.y";
+  const kstmt *top[MAX_TOP], *inner[MAX_TOP];
+  int n = 0, i = 0;
+  kst_flatten(k->body, top, &n, MAX_TOP);
+  if (n > MAX_TOP)
+    return "has too many statements";
+  while (i < n && top[i]->kind == KST_DECL)
+    c->pre[c->npre++] = top[i++];
+  const kstmt **rest = top + i;
+  int nrest = n - i;
+  if (i < n && top[i]->kind == KST_IF && !top[i]->orelse && top[i]->then) {
+    int nu = 0;
+    kst_flatten(top[i]->then, inner, &nu, MAX_TOP);
+    if (nu == 1 && inner[0]->kind == KST_RETURN && !inner[0]->value) {
+      c->guard = top[i];
+      c->returns = 1;
+      rest = top + i + 1;
+      nrest = n - i - 1;
+    } else if (i == n - 1 && nu <= MAX_TOP) {
+      c->guard = top[i];
+      rest = inner;
+      nrest = nu;
+    }
+  }
+  int j = 0;
+  while (j < nrest && rest[j]->kind == KST_DECL)
+    c->post[c->npost++] = rest[j++];
+  if (j == nrest || rest[j] != si->loops[0].loop)
+    return "has no reduction loop after its declarations and guard";
+  for (j++; j < nrest; j++)
+    c->tail[c->ntail++] = rest[j];
+  int acc = si->loops[0].acc;
+  for (int d = 0; d < c->npre + c->npost; d++) {
+    const kstmt *s = d < c->npre ? c->pre[d] : c->post[d - c->npre];
+    if (k->vars[s->var].kind != KV_LOCAL)
+      return "declares an array";
+    if (s->var == acc) {
+      c->acc_decl = s;
+      c->acc_in_post = d >= c->npre;
+    }
+  }
+  if (!c->acc_decl || !c->acc_decl->value)
+    return "does not declare its accumulator with a value before the loop";
+  return NULL;
 }
 
 /* The loops of the kernel st launches; NULL, or why not (quiet: nothing worth a remark). */
@@ -81,15 +183,17 @@ static const char *check(const kmodel *m, const kstep *st, split_info *si, int *
   if (!si->nloops)
     return "has no loop that updates one accumulator";
   *quiet = 0;
+  si->col_why = match_column(st, si);
   return NULL;
 }
 
+static const int threads_values[] = {8, 1};
 static const int ways_values[] = {4, 8, 2};
-static const pass_param params[] = {{"ways", ways_values, 3}};
+static const pass_param params[] = {{"threads", threads_values, 2}, {"ways", ways_values, 3}};
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 1;
+  return 2;
 }
 
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
@@ -125,6 +229,7 @@ typedef struct printing {
   const kkernel *k;
   const split_info *si;
   int ways;
+  int rows;               /* threads sharing the loop (the threads form), else 1 */
   const red_loop *cur;    /* the loop being printed, or NULL */
   const char *acc_name;   /* cur's accumulator in this copy */
   print_hooks hooks;
@@ -146,6 +251,23 @@ static void indent(strbuf *b, int depth) {
     sb_puts(b, "  ");
 }
 
+/* n steps of loop L for one thread, as a long long: n * (long long)(s), and rows times that
+ * in the threads form (folded when s is a number). */
+static void print_steps(printing *p, const red_loop *L, int n, strbuf *b) {
+  const kexpr *s = kx_strip(L->loop->stride);
+  if (p->rows > 1 && s && s->kind == KE_INT) {
+    sb_printf(b, "%lld", (long long)n * p->rows * (long long)s->ival);
+    return;
+  }
+  if (n != 1)
+    sb_printf(b, "%d * ", n);
+  if (p->rows > 1)
+    sb_printf(b, "%d * ", p->rows);
+  sb_puts(b, "(long long)(");
+  pexpr(p, L->loop->stride, b);
+  sb_puts(b, ")");
+}
+
 /* One step of loop L, in braces at depth - 1 (unless `bare`), with j = kf_j + copy * s,
  * into accumulator `acc`. */
 static void print_step(printing *p, const red_loop *L, int copy, const char *acc, int depth, int bare, strbuf *b) {
@@ -158,9 +280,8 @@ static void print_step(printing *p, const red_loop *L, int copy, const char *acc
   indent(b, depth + 1);
   sb_printf(b, "const %s %s = (%s)(kf_j", k_unconst(jv->type_spelling), jv->name, k_unconst(jv->type_spelling));
   if (copy) {
-    sb_printf(b, " + %d * (long long)(", copy);
-    pexpr(p, L->loop->stride, b);
-    sb_puts(b, ")");
+    sb_puts(b, " + ");
+    print_steps(p, L, copy, b);
   }
   sb_puts(b, ");\n");
   p->cur = L;
@@ -220,10 +341,30 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   const char *acc = av->name, *T = k_unconst(av->type_spelling);
   int w = p->ways;
   indent(b, depth);
-  sb_printf(b, "{ // kfuse split-accumulators: %s in %d accumulators, %d steps at a time\n", acc, w, w);
+  if (p->rows > 1)
+    sb_printf(b, "{ // kfuse split-accumulators: %s over %d threads (threadIdx.y), %d accumulators each\n", acc, p->rows,
+              w);
+  else
+    sb_printf(b, "{ // kfuse split-accumulators: %s in %d accumulators, %d steps at a time\n", acc, w, w);
   indent(b, depth + 1);
   sb_puts(b, "long long kf_j = ");
-  pexpr(p, L->loop->lo, b);
+  if (p->rows > 1) {
+    const kexpr *lo = kx_strip(L->loop->lo);
+    if (!lo || lo->kind != KE_INT || lo->ival) {
+      sb_puts(b, "(long long)(");
+      pexpr(p, L->loop->lo, b);
+      sb_puts(b, ") + ");
+    }
+    sb_puts(b, "(long long)threadIdx.y");
+    const kexpr *st = kx_strip(L->loop->stride);
+    if (!st || st->kind != KE_INT || st->ival != 1) {
+      sb_puts(b, " * (long long)(");
+      pexpr(p, L->loop->stride, b);
+      sb_puts(b, ")");
+    }
+  } else {
+    pexpr(p, L->loop->lo, b);
+  }
   sb_puts(b, ";\n");
   indent(b, depth + 1);
   sb_printf(b, "%s", T);
@@ -231,13 +372,13 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     sb_printf(b, "%s kf_%s%d = %s", c > 1 ? "," : "", acc, c, L->fn ? acc : "0");
   sb_puts(b, ";\n");
   indent(b, depth + 1);
-  sb_printf(b, "for (; kf_j + %d * (long long)(", w - 1);
-  pexpr(p, L->loop->stride, b);
-  sb_puts(b, ") < (long long)(");
+  sb_puts(b, "for (; kf_j + ");
+  print_steps(p, L, w - 1, b);
+  sb_puts(b, " < (long long)(");
   pexpr(p, L->loop->hi, b);
-  sb_printf(b, "); kf_j += %d * (long long)(", w);
-  pexpr(p, L->loop->stride, b);
-  sb_puts(b, ")) {\n");
+  sb_puts(b, "); kf_j += ");
+  print_steps(p, L, w, b);
+  sb_puts(b, ") {\n");
   for (int c = 0; c < w; c++) {
     char buf[128];
     snprintf(buf, sizeof buf, "kf_%s%d", acc, c);
@@ -248,9 +389,9 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   indent(b, depth + 1);
   sb_puts(b, "for (; kf_j < (long long)(");
   pexpr(p, L->loop->hi, b);
-  sb_puts(b, "); kf_j += (long long)(");
-  pexpr(p, L->loop->stride, b);
-  sb_puts(b, ")) {\n");
+  sb_puts(b, "); kf_j += ");
+  print_steps(p, L, 1, b);
+  sb_puts(b, ") {\n");
   print_step(p, L, 0, acc, depth + 2, 1, b);
   indent(b, depth + 1);
   sb_puts(b, "}\n");
@@ -268,6 +409,105 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   return 1;
 }
 
+/* Whether operand e of a comparison or of && needs parentheses. */
+static int low_precedence(const kexpr *e) {
+  return e->kind == KE_SELECT || (e->kind == KE_BINARY && e->op >= KO_LT);
+}
+
+/* The condition under which a thread of the threads form computes: the guard's condition,
+ * or its negation when the guard returns. Printed as an operand of &&. */
+static void print_live(printing *p, strbuf *b) {
+  static const struct {
+    kop op, neg;
+  } inverse[] = {{KO_LT, KO_GE}, {KO_GE, KO_LT}, {KO_GT, KO_LE}, {KO_LE, KO_GT}, {KO_EQ, KO_NE}, {KO_NE, KO_EQ}};
+  const column *c = &p->si->col;
+  const kexpr *e = c->guard->cond;
+  if (!c->returns) {
+    int paren = e->kind == KE_SELECT || (e->kind == KE_BINARY && (e->op == KO_LOR || e->op == KO_COMMA));
+    sb_puts(b, paren ? "(" : "");
+    pexpr(p, e, b);
+    sb_puts(b, paren ? ")" : "");
+    return;
+  }
+  const kexpr *x = kx_strip(e);
+  for (size_t i = 0; x->kind == KE_BINARY && i < sizeof inverse / sizeof inverse[0]; i++)
+    if (inverse[i].op == x->op && x->a->type != KT_F32 && x->a->type != KT_F64 && x->b->type != KT_F32 &&
+        x->b->type != KT_F64) { /* integers: no NaN makes both false */
+      for (int side = 0; side < 2; side++) {
+        const kexpr *o = side ? x->b : x->a;
+        if (side)
+          sb_printf(b, " %s ", kop_text(inverse[i].neg));
+        sb_puts(b, low_precedence(o) ? "(" : "");
+        pexpr(p, o, b);
+        sb_puts(b, low_precedence(o) ? ")" : "");
+      }
+      return;
+    }
+  sb_puts(b, "!(");
+  pexpr(p, e, b);
+  sb_puts(b, ")");
+}
+
+/* The kernel's body in the threads form (the head of this file), R = p->rows threads of
+ * B = bt a column. */
+static void print_column(printing *p, long long bt, strbuf *b) {
+  const column *c = &p->si->col;
+  const red_loop *L = &p->si->loops[0];
+  const kkernel *k = p->k;
+  const kvar *av = &k->vars[L->acc];
+  const char *acc = av->name, *T = k_unconst(av->type_spelling);
+  int depth = c->guard ? 2 : 1;
+  sb_puts(b, "{\n");
+  for (int i = 0; i < c->npre; i++)
+    print_stmt_with(k, &p->hooks, c->pre[i], 1, b);
+  sb_printf(b, "  __shared__ %s kf_part[%d][%lld]; // each thread's part of %s\n", T, p->rows, bt, acc);
+  if (c->guard) {
+    sb_puts(b, "  if (");
+    print_live(p, b);
+    sb_puts(b, ") {\n");
+  }
+  for (int i = 0; i < c->npost; i++)
+    print_stmt_with(k, &p->hooks, c->post[i], depth, b);
+  const kexpr *init = kx_strip(c->acc_decl->value);
+  if (!L->fn && !(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0)) {
+    indent(b, depth);
+    sb_printf(b, "if (threadIdx.y != 0) %s = 0; // the initial value counted once, by y = 0\n", acc);
+  }
+  stmt_hook(p, L->loop, b, depth);
+  indent(b, depth);
+  sb_printf(b, "kf_part[threadIdx.y][threadIdx.x] = %s;\n", acc);
+  if (c->guard)
+    sb_puts(b, "  }\n");
+  sb_puts(b, "  __syncthreads();\n");
+  sb_puts(b, "  if (threadIdx.y == 0");
+  if (c->guard) {
+    sb_puts(b, " && ");
+    print_live(p, b);
+  }
+  sb_puts(b, ") {\n");
+  /* the declarations after the guard that the tail needs (the accumulator's aside) */
+  int need[MAX_TOP] = {0};
+  for (int i = c->npost - 1; i >= 0; i--) {
+    int var = c->post[i]->var;
+    for (int t = 0; t < c->ntail && !need[i]; t++)
+      need[i] = kst_names(c->tail[t], var);
+    for (int j = i + 1; j < c->npost && !need[i]; j++)
+      need[i] = need[j] && c->post[j] != c->acc_decl && kst_names(c->post[j], var);
+  }
+  for (int i = 0; i < c->npost; i++)
+    if (need[i] && c->post[i] != c->acc_decl)
+      print_stmt_with(k, &p->hooks, c->post[i], 2, b);
+  sb_printf(b, "    %s%s%s = kf_part[0][threadIdx.x];\n", c->acc_in_post ? T : "", c->acc_in_post ? " " : "", acc);
+  sb_printf(b, "#pragma unroll\n    for (int kf_y = 1; kf_y < %d; kf_y++) ", p->rows);
+  if (L->fn)
+    sb_printf(b, "%s = %s(%s, kf_part[kf_y][threadIdx.x]);\n", acc, L->fn, acc);
+  else
+    sb_printf(b, "%s += kf_part[kf_y][threadIdx.x];\n", acc);
+  for (int t = 0; t < c->ntail; t++)
+    print_stmt_with(k, &p->hooks, c->tail[t], 2, b);
+  sb_puts(b, "  }\n}");
+}
+
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
@@ -280,25 +520,40 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
                 site->what);
     return 0;
   }
-  int ways = values ? values[0] : ways_values[0];
+  int threads = values ? values[0] : threads_values[0], ways = values ? values[1] : ways_values[1];
+  long long bt = st->block_threads;
+  int rows = threads > 1 && !si.col_why ? (int)(threads < 1024 / bt ? threads : 1024 / bt) : 1;
   const kkernel *k = si.k;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_split", k->name));
-  printing p = {k, &si, ways, NULL, NULL, {stmt_hook, expr_hook, NULL}};
+  printing p = {k, &si, ways, rows, NULL, NULL, {stmt_hook, expr_hook, NULL}};
   p.hooks.ctx = &p;
   strbuf t = {0}, x = {0};
-  sb_printf(&t, "// kfuse split-accumulators of %s (line %u): %d reduction loop%s, %d accumulators each\n", k->name,
-            k->loc.line, si.nloops, si.nloops > 1 ? "s" : "", ways);
-  sb_printf(&t, "__global__ void %s(", name);
+  if (rows > 1) {
+    sb_printf(&t, "// kfuse split-accumulators of %s (line %u): each output's loop over %d threads, %d accumulators each\n",
+              k->name, k->loc.line, rows, ways);
+    sb_printf(&t, "__global__ void __launch_bounds__(%lld) %s(", bt * rows, name);
+  } else {
+    sb_printf(&t, "// kfuse split-accumulators of %s (line %u): %d reduction loop%s, %d accumulators each\n", k->name,
+              k->loc.line, si.nloops, si.nloops > 1 ? "s" : "", ways);
+    sb_printf(&t, "__global__ void %s(", name);
+  }
   pass_print_params(k, &t);
   sb_puts(&t, ") ");
-  print_body_with(k, &p.hooks, &t);
+  if (rows > 1)
+    print_column(&p, bt, &t);
+  else
+    print_body_with(k, &p.hooks, &t);
   sb_puts(&t, "\n");
-  pass_print_launch(st, name, NULL, &x);
+  const char *block = NULL; /* a dim3 variable stays named: dim3(block.x, 8) */
+  if (rows > 1)
+    block = st->block_var ? arena_printf(v->a, "dim3(%s.x, %d)", st->block_var, rows) : arena_printf(v->a, "dim3(%lld, %d)", bt, rows);
+  pass_print_launch(st, name, NULL, block, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
+    const char *pv = rows > 1 ? arena_printf(v->a, "threads=%d,ways=%d", rows, ways) : arena_printf(v->a, "ways=%d", ways);
+    variant_note(v, arena_printf(v->a, "split-accumulators(%s)@%s#%d", pv, e->name, site->first_step),
+                 arena_printf(v->a, "split-accumulators: %s -> %s (%s)", site->what, name, pv));
     variant_add_kernel(v, site->entry, name, t.s);
-    variant_note(v, arena_printf(v->a, "split-accumulators(ways=%d)@%s#%d", ways, e->name, site->first_step),
-                 arena_printf(v->a, "split-accumulators: %s -> %s (%d ways)", site->what, name, ways));
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "split-accumulators: overlapping changes at %s; the variant is dropped",
                 site->what);

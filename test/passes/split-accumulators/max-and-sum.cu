@@ -19,7 +19,7 @@
 // CHECK: { // kfuse split-accumulators: s in 4 accumulators, 4 steps at a time
 // CHECK-NEXT: long long kf_j = threadIdx.x;
 // CHECK-NEXT: float kf_s1 = 0, kf_s2 = 0, kf_s3 = 0;
-// CHECK: const int j = (int)(kf_j + 1 * (long long)(blockDim.x));
+// CHECK: const int j = (int)(kf_j + (long long)(blockDim.x));
 // CHECK-NEXT: const float d = xr[j] - mx;
 // CHECK-NEXT: kf_s1 += d * d;
 // CHECK: s = (s + kf_s1) + (kf_s2 + kf_s3);
