@@ -168,6 +168,7 @@ typedef struct kstep {
                          * variables (1 for an integer grid), when kfuse reads it: dim3(x, y)
                          * in the launch or in the declaration of a dim3 variable (then
                          * grid_var: valid while that variable is never assigned); else NULL */
+  xexpr *grid_z;        /* KS_LAUNCH: the grid's z extent, likewise */
   const char *grid_var;
   karg *args;
   int nargs, cap_args;

@@ -494,8 +494,9 @@ static long long constant_threads(seqctx *s, CXCursor k, const char **var) {
   return 0;
 }
 
-/* The y extent of a launch's grid argument g (kstep.grid_y), or NULL. */
-static xexpr *grid_y(seqctx *s, CXCursor g, const char **var) {
+/* The y (dim 1) or z (dim 2) extent of a launch's grid argument g (kstep.grid_y,
+ * kstep.grid_z), or NULL. */
+static xexpr *grid_extent(seqctx *s, CXCursor g, int dim, const char **var) {
   cxctx *c = s->c;
   for (int depth = 0; depth < 8; depth++) {
     g = cx_strip(c, g);
@@ -522,19 +523,19 @@ static xexpr *grid_y(seqctx *s, CXCursor g, const char **var) {
       g = vc.v[init];
       continue;
     }
-    /* dim3(x, y, z): the y argument, 1 when defaulted (it has no text); a conversion or a
-     * one-argument constructor wraps its operand */
+    /* dim3(x, y, z): the y or z argument, 1 when defaulted (it has no text); a conversion
+     * or a one-argument constructor wraps its operand */
     cxlist all = cx_children(c, g), ch = {0};
     for (int j = 0; j < all.n; j++) /* the arguments, not the TypeRef of `dim3(x, y)` */
       if (clang_isExpression(clang_getCursorKind(all.v[j])))
         *ARENA_PUSH(c->a, ch.v, ch.n, ch.cap) = all.v[j];
     if (ch.n >= 2) {
-      if (!cx_text(c, ch.v[1])) {
+      if (ch.n <= dim || !cx_text(c, ch.v[dim])) {
         xexpr *one = xnode(c->a, XE_INT);
         one->ival = 1;
         return one;
       }
-      return host_value(s, ch.v[1]);
+      return host_value(s, ch.v[dim]);
     }
     if (ch.n != 1)
       return NULL;
@@ -555,7 +556,8 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   st->grid = config_text(c, cfg, 0, "?");
   st->block = config_text(c, cfg, 1, "?");
   st->block_threads = cfg.n > 2 ? constant_threads(s, cfg.v[2], &st->block_var) : 0;
-  st->grid_y = cfg.n > 1 ? grid_y(s, cfg.v[1], &st->grid_var) : NULL;
+  st->grid_y = cfg.n > 1 ? grid_extent(s, cfg.v[1], 1, &st->grid_var) : NULL;
+  st->grid_z = cfg.n > 1 ? grid_extent(s, cfg.v[1], 2, &st->grid_var) : NULL;
   st->smem = config_text(c, cfg, 2, "0");
   st->stream = config_text(c, cfg, 3, "0");
   /* A defaulted configuration argument has no text in the file. */

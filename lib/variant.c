@@ -1,6 +1,7 @@
 /* variant.c: variants under construction and their printing (variant.h). */
 #include "variant.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,13 @@ void variant_add_kernel(variant *v, int entry, const char *name, const char *tex
   k->entry = entry;
   k->name = arena_strdup(v->a, name);
   k->text = arena_strdup(v->a, text);
+}
+
+void variant_add_include(variant *v, const char *header) {
+  for (int i = 0; i < v->nincludes; i++)
+    if (!strcmp(v->includes[i], header))
+      return;
+  *ARENA_PUSH(v->a, v->includes, v->nincludes, v->cap_includes) = arena_strdup(v->a, header);
 }
 
 void variant_note(variant *v, const char *recipe_part, const char *line) {
@@ -178,6 +186,43 @@ static int own_statement(const kmodel *m, unsigned begin) {
 
 /* Where new kernels for entry e go: the start of the run of comment lines above it (its
  * annotations), or of its own line. */
+/* Where an #include goes: after the last line of the file that starts with #include
+ * (the start of the file when none does). */
+static unsigned include_spot(const kmodel *m) {
+  const char *t = m->text;
+  unsigned at = 0;
+  for (unsigned p = 0; p < m->size;) {
+    unsigned f = p;
+    while (f < m->size && is_blank(t[f]))
+      f++;
+    unsigned e = p;
+    while (e < m->size && t[e] != '\n')
+      e++;
+    if (e - f >= 8 && !strncmp(t + f, "#include", 8))
+      at = e < m->size ? e + 1 : e;
+    p = e + 1;
+  }
+  return at;
+}
+
+/* Whether the file includes header (`#include <cublas_v2.h>`, spacing aside). */
+static int file_includes(const kmodel *m, const char *header) {
+  size_t n = strlen(header);
+  for (const char *p = strstr(m->text, "#include"); p; p = strstr(p + 8, "#include")) {
+    const char *l = p;
+    while (l > m->text && is_blank(l[-1]))
+      l--;
+    if (l > m->text && l[-1] != '\n')
+      continue; /* not a directive: in a comment or a string */
+    const char *q = p + 8;
+    while (*q == ' ' || *q == '\t')
+      q++;
+    if (!strncmp(q, header, n))
+      return 1;
+  }
+  return 0;
+}
+
 static unsigned kernel_spot(const kmodel *m, const kentry *e) {
   const char *t = m->text;
   unsigned p = e->loc.begin;
@@ -357,6 +402,27 @@ static int count_word(const char *t, unsigned b, unsigned e, const char *name) {
  * pure integer initializer, never reassigned, and named nowhere in the body but in their
  * own declarator and in the statements the edits replace or remove (the new statements
  * count as uses). They are added to decls. */
+/* Whether host variable hv is a dim3 whose declarator calls nothing but its constructor
+ * (`dim3 grid((n + 255) / 256, rows)`): removing it, once unused, changes nothing. */
+static int plain_dim3(const kmodel *m, const khostvar *hv) {
+  unsigned b, e;
+  if (!hv->type_spelling || strcmp(hv->type_spelling, "dim3") || !declarator_of(m, hv->decl, &b, &e))
+    return 0;
+  for (unsigned p = b; p < e; p++)
+    if (m->text[p] == '(') {
+      unsigned q = p;
+      while (q > b && (m->text[q - 1] == ' ' || m->text[q - 1] == '\t'))
+        q--;
+      unsigned w = q;
+      while (w > b && (isalnum((unsigned char)m->text[w - 1]) || m->text[w - 1] == '_'))
+        w--;
+      if (w < q && !(q - w == 4 && !strncmp(m->text + w, "dim3", 4)) &&
+          !(q - w == strlen(hv->name) && !strncmp(m->text + w, hv->name, q - w)))
+        return 0; /* a call */
+    }
+  return 1;
+}
+
 static void dead_host_vars(const variant *v, int ei, unsigned **decls, int *n, int *cap) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[ei];
@@ -368,7 +434,7 @@ static void dead_host_vars(const variant *v, int ei, unsigned **decls, int *n, i
     int known = 0;
     for (int k = 0; k < *n; k++)
       known |= (*decls)[k] == hv->decl;
-    if (!hv->init || hv->assigned || known)
+    if ((!hv->init && !plain_dim3(m, hv)) || hv->assigned || known)
       continue;
     int uses = count_word(m->text, e->body_loc.begin, e->body_loc.end, hv->name) - 1;
     for (int i = 0; i < v->nedits; i++) {
@@ -449,6 +515,13 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
     ok = rw_replace(rw, at, at, t.s);
     sb_free(&t);
   }
+  for (int i = 0; i < v->nincludes && ok; i++)
+    if (!file_includes(m, v->includes[i])) {
+      unsigned at = include_spot(m);
+      const char *line = arena_printf(v->a, "%s#include %s\n", at && m->text[at - 1] != '\n' ? "\n" : "",
+                                      v->includes[i]);
+      ok = rw_replace(rw, at, at, line);
+    }
   if (ok) {
     if (v->applied.len)
       sb_printf(out, "// kfuse variant %s\n", v->recipe.s);

@@ -38,6 +38,8 @@ typedef struct variant {
   int ndecls, cap_decls;
   vkernel *kernels;
   int nkernels, cap_kernels;
+  const char **includes; /* headers the added code needs: "<cublas_v2.h>" */
+  int nincludes, cap_includes;
   strbuf recipe;         /* "fuse-pointwise(block=256,vec=4)" */
   strbuf applied;        /* one line per application, for the file's head */
 } variant;
@@ -57,6 +59,9 @@ int variant_replace_step(variant *v, int entry, const kstep *st, const char *tex
 void variant_remove_decl(variant *v, unsigned name);
 /* Adds a kernel definition (text copied) above entry. */
 void variant_add_kernel(variant *v, int entry, const char *name, const char *text);
+/* Adds `#include header` ("<cublas_v2.h>") after the file's last #include line, unless the
+ * file or the variant includes it already. */
+void variant_add_include(variant *v, const char *header);
 /* Appends "pass(params)" to the recipe and a line to the head. */
 void variant_note(variant *v, const char *recipe_part, const char *line);
 /* A kernel name not yet used in the file or the variant: base, or base_2, base_3... */

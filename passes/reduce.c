@@ -228,6 +228,54 @@ int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L) {
   return 1;
 }
 
+/* ---- thread-per-output kernels ---- */
+
+const char *red_column_match(const kkernel *k, const kstmt *loop, int acc, red_column *c) {
+  const kstmt *top[RED_MAX_TOP], *inner[RED_MAX_TOP];
+  int n = 0, i = 0;
+  memset(c, 0, sizeof *c);
+  kst_flatten(k->body, top, &n, RED_MAX_TOP);
+  if (n > RED_MAX_TOP)
+    return "has too many statements";
+  while (i < n && top[i]->kind == KST_DECL)
+    c->pre[c->npre++] = top[i++];
+  const kstmt **rest = top + i;
+  int nrest = n - i;
+  if (i < n && top[i]->kind == KST_IF && !top[i]->orelse && top[i]->then) {
+    int nu = 0;
+    kst_flatten(top[i]->then, inner, &nu, RED_MAX_TOP);
+    if (nu == 1 && inner[0]->kind == KST_RETURN && !inner[0]->value) {
+      c->guard = top[i];
+      c->returns = 1;
+      rest = top + i + 1;
+      nrest = n - i - 1;
+    } else if (i == n - 1 && nu <= RED_MAX_TOP) {
+      c->guard = top[i];
+      rest = inner;
+      nrest = nu;
+    }
+  }
+  int j = 0;
+  while (j < nrest && rest[j]->kind == KST_DECL)
+    c->post[c->npost++] = rest[j++];
+  if (j == nrest || rest[j] != loop)
+    return "has no reduction loop after its declarations and guard";
+  for (j++; j < nrest; j++)
+    c->tail[c->ntail++] = rest[j];
+  for (int d = 0; d < c->npre + c->npost; d++) {
+    const kstmt *s = d < c->npre ? c->pre[d] : c->post[d - c->npre];
+    if (k->vars[s->var].kind != KV_LOCAL)
+      return "declares an array";
+    if (s->var == acc) {
+      c->acc_decl = s;
+      c->acc_in_post = d >= c->npre;
+    }
+  }
+  if (!c->acc_decl || !c->acc_decl->value)
+    return "does not declare its accumulator with a value before the loop";
+  return NULL;
+}
+
 /* ---- block row reductions ---- */
 
 #define B(x) (1u << (x))

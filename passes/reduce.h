@@ -30,7 +30,7 @@
 
 #include "../lib/model.h"
 
-enum { RED_MAX_DECLS = 16, RED_MAX_PRE = 32 };
+enum { RED_MAX_DECLS = 16, RED_MAX_PRE = 32, RED_MAX_TOP = 64 };
 
 /* ---- expressions and statements of a kernel ---- */
 
@@ -91,6 +91,28 @@ typedef struct red_loop {
 /* Whether s is a reduction loop (above; f and the declarations do not name acc, nothing
  * in the body assigns j, hi and s name neither acc nor j); fills *L. */
 int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L);
+
+/* ---- thread-per-output kernels ---- */
+
+/* A kernel whose threads each compute one output with a reduction loop, at its top level:
+ * declarations (pre), optionally a guard `if (c) return;` followed by declarations (post)
+ * or a guard `if (c) { post; loop; tail }` holding the rest, then the loop, then any
+ * statements (tail); the accumulator declared, with a value, in pre or post. */
+typedef struct red_column {
+  const kstmt *pre[RED_MAX_TOP];
+  int npre;
+  const kstmt *guard;           /* NULL, `if (c) return;` or `if (c) { ... }` */
+  int returns;                  /* the first form */
+  const kstmt *post[RED_MAX_TOP];
+  int npost;
+  const kstmt *tail[RED_MAX_TOP];
+  int ntail;
+  const kstmt *acc_decl;        /* the accumulator's declaration, in pre or post */
+  int acc_in_post;
+} red_column;
+
+/* Whether k has that form around `loop` (accumulator acc); fills *c. NULL, or why not. */
+const char *red_column_match(const kkernel *k, const kstmt *loop, int acc, red_column *c);
 
 /* ---- block row reductions ---- */
 

@@ -69,27 +69,13 @@
 #include "pass.h"
 #include "reduce.h"
 
-enum { MAX_LOOPS = 16, MAX_TOP = 64 };
-
-/* A thread-per-output kernel, its statements in the order the threads form prints them. */
-typedef struct column {
-  const kstmt *pre[MAX_TOP];    /* declarations before the guard */
-  int npre;
-  const kstmt *guard;           /* NULL, `if (c) return;` or `if (live) { post; loop; tail }` */
-  int returns;                  /* the first form */
-  const kstmt *post[MAX_TOP];   /* declarations between the guard and the loop */
-  int npost;
-  const kstmt *tail[MAX_TOP];   /* the statements after the loop */
-  int ntail;
-  const kstmt *acc_decl;        /* the accumulator's declaration, in pre or post */
-  int acc_in_post;
-} column;
+enum { MAX_LOOPS = 16 };
 
 typedef struct split_info {
   const kkernel *k;
   red_loop loops[MAX_LOOPS];
   int nloops;
-  column col;
+  red_column col;
   const char *col_why;          /* NULL when the kernel has the threads form */
 } split_info;
 
@@ -110,7 +96,7 @@ static void find_loops(const kkernel *k, const kstmt *s, split_info *si) {
  * NULL, or why not. */
 static const char *match_column(const kstep *st, split_info *si) {
   const kkernel *k = si->k;
-  column *c = &si->col;
+  red_column *c = &si->col;
   memset(c, 0, sizeof *c);
   if (si->nloops != 1)
     return "has several reduction loops";
@@ -120,49 +106,7 @@ static const char *match_column(const kstep *st, split_info *si) {
     return "uses shared memory, barriers, warp functions or atomics";
   if (kst_uses_builtins(k->body, 1u << KB_TID_Y | 1u << KB_BDIM_Y))
     return "uses threadIdx.y or blockDim.y";
-  const kstmt *top[MAX_TOP], *inner[MAX_TOP];
-  int n = 0, i = 0;
-  kst_flatten(k->body, top, &n, MAX_TOP);
-  if (n > MAX_TOP)
-    return "has too many statements";
-  while (i < n && top[i]->kind == KST_DECL)
-    c->pre[c->npre++] = top[i++];
-  const kstmt **rest = top + i;
-  int nrest = n - i;
-  if (i < n && top[i]->kind == KST_IF && !top[i]->orelse && top[i]->then) {
-    int nu = 0;
-    kst_flatten(top[i]->then, inner, &nu, MAX_TOP);
-    if (nu == 1 && inner[0]->kind == KST_RETURN && !inner[0]->value) {
-      c->guard = top[i];
-      c->returns = 1;
-      rest = top + i + 1;
-      nrest = n - i - 1;
-    } else if (i == n - 1 && nu <= MAX_TOP) {
-      c->guard = top[i];
-      rest = inner;
-      nrest = nu;
-    }
-  }
-  int j = 0;
-  while (j < nrest && rest[j]->kind == KST_DECL)
-    c->post[c->npost++] = rest[j++];
-  if (j == nrest || rest[j] != si->loops[0].loop)
-    return "has no reduction loop after its declarations and guard";
-  for (j++; j < nrest; j++)
-    c->tail[c->ntail++] = rest[j];
-  int acc = si->loops[0].acc;
-  for (int d = 0; d < c->npre + c->npost; d++) {
-    const kstmt *s = d < c->npre ? c->pre[d] : c->post[d - c->npre];
-    if (k->vars[s->var].kind != KV_LOCAL)
-      return "declares an array";
-    if (s->var == acc) {
-      c->acc_decl = s;
-      c->acc_in_post = d >= c->npre;
-    }
-  }
-  if (!c->acc_decl || !c->acc_decl->value)
-    return "does not declare its accumulator with a value before the loop";
-  return NULL;
+  return red_column_match(k, si->loops[0].loop, si->loops[0].acc, c);
 }
 
 /* The loops of the kernel st launches; NULL, or why not (quiet: nothing worth a remark). */
@@ -420,7 +364,7 @@ static void print_live(printing *p, strbuf *b) {
   static const struct {
     kop op, neg;
   } inverse[] = {{KO_LT, KO_GE}, {KO_GE, KO_LT}, {KO_GT, KO_LE}, {KO_LE, KO_GT}, {KO_EQ, KO_NE}, {KO_NE, KO_EQ}};
-  const column *c = &p->si->col;
+  const red_column *c = &p->si->col;
   const kexpr *e = c->guard->cond;
   if (!c->returns) {
     int paren = e->kind == KE_SELECT || (e->kind == KE_BINARY && (e->op == KO_LOR || e->op == KO_COMMA));
@@ -451,7 +395,7 @@ static void print_live(printing *p, strbuf *b) {
 /* The kernel's body in the threads form (the head of this file), R = p->rows threads of
  * B = bt a column. */
 static void print_column(printing *p, long long bt, strbuf *b) {
-  const column *c = &p->si->col;
+  const red_column *c = &p->si->col;
   const red_loop *L = &p->si->loops[0];
   const kkernel *k = p->k;
   const kvar *av = &k->vars[L->acc];
@@ -486,7 +430,7 @@ static void print_column(printing *p, long long bt, strbuf *b) {
   }
   sb_puts(b, ") {\n");
   /* the declarations after the guard that the tail needs (the accumulator's aside) */
-  int need[MAX_TOP] = {0};
+  int need[RED_MAX_TOP] = {0};
   for (int i = c->npost - 1; i >= 0; i--) {
     int var = c->post[i]->var;
     for (int t = 0; t < c->ntail && !need[i]; t++)

@@ -1,0 +1,530 @@
+/*
+ * gemm_cublas.c: a naive GEMM kernel becomes one cuBLAS call. The references compute
+ * C = A B with one thread per element of C and a loop over k,
+ *
+ *   row = blockIdx.y * blockDim.y + threadIdx.y;  col = blockIdx.x * blockDim.x + threadIdx.x;
+ *   if (row < M && col < N) { float acc = 0.f; for (k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+ *                              C[row * N + col] = acc; }
+ *
+ * (or a flat index split by i = t / N, j = t % N, or a row per blockIdx.y; either operand
+ * stored transposed; a batch per blockIdx.z), 10x to 100x slower than cuBLAS on the H200.
+ * The pass replaces the launch with a call of a host function that runs the same product
+ * as cublasSgemm (cublasSgemmStridedBatched for a batch): row-major C = A B is column-major
+ * C^T = B^T A^T, so B goes first and no operand is copied. FP32 stays FP32: the handle's
+ * default math mode uses no TF32 tensor cores. The handle is made once (a function-local
+ * static) and bound to the caller's stream on every call.
+ *
+ * Legal when (checked on the model, with the index algebra of poly.h; otherwise nothing
+ * changes, and -R says why for a kernel whose loop sums products of two loads):
+ *   - the kernel is lifted, no template, uses no shared memory, barrier, atomic or warp
+ *     function, and writes only C;
+ *   - it has the thread-per-output form (reduce.h's red_column) around its only reduction
+ *     loop, `for (k = 0; k < K; k += 1) acc += x[ia] * y[ib]` over float buffers (the
+ *     factors possibly locals of the loop), and the code after the loop is one store
+ *     `C[ic] = acc` or `C[ic] = alpha * acc` (alpha a float scalar parameter or literal);
+ *   - the guard bounds the row and the column (`row < M && col < N`, `if (row >= M || col
+ *     >= N) return;`, or a flat `t < M * N` with `t / N` and `t % N`; a row of blockIdx.y
+ *     alone is bounded by the grid's y extent), and a batch is blockIdx.z (the grid's z);
+ *   - with the row, column, k and batch as atoms: ic = row * ldc + col + b * sC,
+ *     ia = row * K + k + b * sA (or k * M + row: A stored transposed), ib = k * N + col +
+ *     b * sB (or col * K + k), exactly (the strides sA, sB may be 0: an operand shared by
+ *     the batch), with the leading dimensions those of dense matrices (ldc = N...);
+ *   - C is no operand.
+ * The threads of the reference cover C's M x N (x batch) elements, as its own verification
+ * shows (the pointwise passes assume the same of their grids). The sum's order differs (the
+ * library's blocking): the result differs by rounding, which the entry's tolerance covers
+ * and the verifier checks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/expr.h"
+#include "../lib/pointwise.h"
+#include "../lib/print.h"
+#include "pass.h"
+#include "poly.h"
+#include "reduce.h"
+
+enum { MAX_CMP = 4 };
+
+typedef struct gemm {
+  const kstep *st;
+  const kkernel *k;
+  red_loop loop;
+  red_column col;
+  const kexpr *la, *lb;         /* the loads of A and B */
+  const kstmt *store;           /* C[ic] = acc, or alpha * acc */
+  const kexpr *alpha;           /* the scale, or NULL */
+  int ta, tb;                   /* A stored K x M, B stored N x K */
+  int rows_arg, batch_arg;      /* M, the batch count: from the launch's grid */
+  atoms A;
+  poly M, N, K, lda, ldb, ldc, sa, sb, sc;
+  poly row_len;                 /* a flat index's column bound (an atom's range) */
+  int batched;
+} gemm;
+
+/* A comparison of the guard: lhs < bound. */
+typedef struct bound {
+  const kexpr *lhs, *bound;
+} bound;
+
+/* The guard's conditions as `x < bound` (a conjunction; for a guard that returns, the
+ * disjunction `x >= bound || ...` it negates). Returns the count, or -1. */
+static int guard_bounds(const kexpr *e, int returns, bound *out, int n) {
+  e = kx_strip(e);
+  if (!e || e->kind != KE_BINARY)
+    return -1;
+  if (e->op == (returns ? KO_LOR : KO_LAND)) {
+    int a = guard_bounds(e->a, returns, out, n);
+    int b = a < 0 ? -1 : guard_bounds(e->b, returns, out + a, n - a);
+    return b < 0 ? -1 : a + b;
+  }
+  if (n < 1)
+    return -1;
+  if (e->op == (returns ? KO_GE : KO_LT))
+    out[0] = (bound){e->a, e->b};
+  else if (e->op == (returns ? KO_LE : KO_GT))
+    out[0] = (bound){e->b, e->a};
+  else
+    return -1;
+  return 1;
+}
+
+static void find_loops(const kkernel *k, const kstmt *s, red_loop *L, int *n) {
+  if (!s || *n > 1)
+    return;
+  if (s->kind == KST_FOR && red_match_loop(k, s, &L[*n < 1 ? 0 : 1])) {
+    (*n)++;
+    return;
+  }
+  for (int i = 0; i < s->nbody; i++)
+    find_loops(k, s->body[i], L, n);
+  find_loops(k, s->then, L, n);
+  find_loops(k, s->orelse, L, n);
+}
+
+/* A float load of a kernel parameter: e, or the local of the loop it names. */
+static const kexpr *float_load(const kkernel *k, const kexpr *e, int j) {
+  e = kx_strip(kx_resolve(k, kx_strip(e), j));
+  if (!e || e->kind != KE_LOAD || e->param < 0 || k->params[e->param].type != KT_F32)
+    return NULL;
+  return e;
+}
+
+/* Whether p holds none of the thread's atoms (it is the same for every thread). */
+static int uniform(const gemm *g, const poly *p) {
+  static const char *const thread[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y",
+                                       "blockIdx.z", "k", "r", "c"};
+  for (int i = 0; i < g->A.n; i++)
+    for (size_t t = 0; t < sizeof thread / sizeof thread[0]; t++)
+      if (!strcmp(g->A.key[i], thread[t]) && p_has(p, i))
+        return 0;
+  return !p->bad;
+}
+
+/* Whether p can be printed in the host function: over its parameters and the grid's
+ * extents only. */
+static int printable(const gemm *g, const poly *p) {
+  for (int i = 0; i < g->A.n; i++)
+    if (p_has(p, i) && strncmp(g->A.key[i], "p:", 2) && strncmp(g->A.key[i], "x:", 2))
+      return 0;
+  return !p->bad;
+}
+
+static int is_one(const poly *p) { return !p->bad && p->n == 1 && p->t[0].n == 0 && p->t[0].coef == 1; }
+
+/* Where an operand's index depends on its two coordinates u (unit atom, polynomial pu) and
+ * v (pv): idx = pu * cu + pv * cv + batch * s. Fills the coefficients. */
+static int split_index(gemm *g, const poly *idx, int u, const poly *pu, int v, const poly *pv, int b, const poly *pb,
+                       poly *cu, poly *cv, poly *s) {
+  poly rest, want, t;
+  if (!p_coef(idx, u, cu, &rest) || !p_coef(idx, v, cv, &rest) || !uniform(g, cu) || !uniform(g, cv))
+    return 0;
+  p_const(s, 0);
+  if (b >= 0 && (!p_coef(idx, b, s, &rest) || !uniform(g, s)))
+    return 0;
+  p_mul(&want, pu, cu);
+  p_mul(&t, pv, cv);
+  p_add(&want, &want, &t, 1);
+  if (b >= 0) {
+    p_mul(&t, pb, s);
+    p_add(&want, &want, &t, 1);
+  }
+  return p_equal(idx, &want);
+}
+
+/* Whether launch st is a naive GEMM; fills *g. NULL, or why not (*quiet: not worth a
+ * remark, the kernel sums no products). */
+static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm *g, int *quiet) {
+  memset(g, 0, sizeof *g);
+  *quiet = 1;
+  if (st->kind != KS_LAUNCH || st->kernel < 0)
+    return "is no launch of a kernel of this file";
+  const kkernel *k = &m->kernels[st->kernel];
+  g->st = st;
+  g->k = k;
+  if (!k->body || st->nargs != k->nparams)
+    return "is not lifted"; /* a template's parameters only name constants of its indices */
+  red_loop loops[2];
+  int nloops = 0;
+  find_loops(k, k->body, loops, &nloops);
+  if (nloops != 1 || loops[0].fn)
+    return "has no single sum loop";
+  g->loop = loops[0];
+  const kexpr *t = kx_strip(g->loop.term);
+  int j = g->loop.loop->loop_var;
+  if (!t || t->kind != KE_BINARY || t->op != KO_MUL || !(g->la = float_load(k, t->a, j)) ||
+      !(g->lb = float_load(k, t->b, j)))
+    return "sums no product of two float loads";
+  *quiet = 0;
+  if (k->uses_shared || k->uses_sync || k->uses_atomics || k->uses_warp)
+    return "uses shared memory, barriers, atomics or warp functions";
+  const char *why = red_column_match(k, g->loop.loop, g->loop.acc, &g->col);
+  if (why)
+    return why;
+  if (g->col.ntail != 1 || g->col.tail[0]->kind != KST_STORE || g->col.tail[0]->param < 0 || g->col.tail[0]->op != -1)
+    return "does not end with one store of its sum";
+  g->store = g->col.tail[0];
+  const kexpr *v = kx_strip(g->store->value);
+  if (!kx_is_var(v, g->loop.acc)) {
+    if (!v || v->kind != KE_BINARY || v->op != KO_MUL)
+      return "stores another function of its sum than the sum or a multiple of it";
+    const kexpr *o = kx_is_var(v->a, g->loop.acc) ? kx_strip(v->b) : kx_is_var(v->b, g->loop.acc) ? kx_strip(v->a) : NULL;
+    if (!o || !((o->kind == KE_PARAM && o->type == KT_F32) || o->kind == KE_FLT))
+      return "stores another function of its sum than the sum or a multiple of it";
+    g->alpha = o;
+  }
+  if (k->vars[g->loop.acc].type != KT_F32 || k->params[g->store->param].type != KT_F32)
+    return "is not single precision";
+  const kexpr *init = kx_strip(g->col.acc_decl->value);
+  if (!(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0))
+    return "does not start its sum from 0";
+  for (int p = 0; p < k->nparams; p++)
+    if (k->params[p].is_pointer && k->params[p].writes && p != g->store->param)
+      return "writes another buffer";
+  const karg *ac = &st->args[g->store->param];
+  if (karg_same(ac, &st->args[g->la->param]) || karg_same(ac, &st->args[g->lb->param]))
+    return "writes an operand";
+  const kexpr *lo = kx_strip(g->loop.loop->lo), *step = kx_strip(g->loop.loop->stride);
+  if (!lo || lo->kind != KE_INT || lo->ival != 0 || !step || step->kind != KE_INT || step->ival != 1 ||
+      g->loop.loop->hi_inclusive)
+    return "has a loop that does not count from 0 to K by 1";
+
+  /* the index algebra */
+  pctx c = {.A = &g->A, .m = m, .e = e, .k = k, .st = st, .builtins = 1, .own_params = 1};
+  poly katom, R, C, pr, pc, pb = {0};
+  p_atom(&katom, atom_id(&g->A, "k"));
+  c.var_atom[0] = j;
+  c.var_poly[0] = &katom;
+  c.nvar = 1;
+  kpoly(&c, g->loop.loop->hi, &g->K);
+  bound bd[MAX_CMP];
+  int nb = g->col.guard ? guard_bounds(g->col.guard->cond, g->col.returns, bd, MAX_CMP) : 0;
+  if (nb < 1)
+    return "has no guard kfuse reads as bounds of its row and column";
+  int ur = -1, uc = -1, ub = -1;
+  int tx = atom_id(&g->A, "threadIdx.x"), ty = atom_id(&g->A, "threadIdx.y"), by = atom_id(&g->A, "blockIdx.y");
+  if (kst_uses_builtins(k->body, 1u << KB_TID_Z | 1u << KB_BDIM_Z))
+    return "uses threadIdx.z";
+  if (kst_uses_builtins(k->body, 1u << KB_BID_Z)) {
+    if (!st->grid_z)
+      return "has a batch whose count kfuse does not read from the grid";
+    ub = atom_id(&g->A, "blockIdx.z");
+    p_atom(&pb, ub);
+    g->batched = g->batch_arg = 1;
+  }
+  if (nb == 1) {
+    poly x, T;
+    kpoly(&c, bd[0].lhs, &x);
+    kpoly(&c, bd[0].bound, &T);
+    const kexpr *lin = kx_strip(kx_resolve(k, kx_strip(bd[0].lhs), -1)), *E = NULL;
+    /* a flat index t < M * N, split by t / N and t % N (or t - (t / N) * N) */
+    for (int d = 0; lin && pw_is_linear(lin, st->block_threads) && d < g->col.npre + g->col.npost && !E; d++) {
+      const kstmt *s = d < g->col.npre ? g->col.pre[d] : g->col.post[d - g->col.npre];
+      const kexpr *x0 = kx_strip(s->value);
+      if (x0 && x0->kind == KE_BINARY && (x0->op == KO_DIV || x0->op == KO_MOD) &&
+          pw_is_linear(kx_strip(kx_resolve(k, kx_strip(x0->a), -1)), st->block_threads))
+        E = x0->b;
+    }
+    if (E) {
+      poly rowc, q, rm;
+      kpoly(&c, E, &g->N);
+      ur = atom_id(&g->A, "r");
+      uc = atom_id(&g->A, "c");
+      p_atom(&R, ur);
+      p_atom(&C, uc);
+      g->row_len = g->N;
+      g->A.ub[uc] = &g->row_len;
+      p_mul(&rowc, &R, &g->N);
+      p_add(&rowc, &rowc, &C, 1);
+      c.linear = &rowc;
+      if (!p_divmod(&g->A, &T, &g->N, &q, &rm) || rm.n)
+        return "has a flat index bounded by no multiple of its row length";
+      g->M = q;
+      pr = R;
+      pc = C;
+    } else {
+      /* one bound, on the column: the row is blockIdx.y, bounded by the grid */
+      if (!p_has(&x, tx) || kst_uses_builtins(k->body, 1u << KB_TID_Y | 1u << KB_BDIM_Y) || !st->grid_y)
+        return "bounds one coordinate, and its other is no row of blockIdx.y";
+      g->N = T;
+      pc = x;
+      uc = tx;
+      ur = by;
+      p_atom(&pr, by);
+      /* the grid's y extent: a parameter the launch passes it as, else an argument */
+      for (int q = 0; q < k->nparams && !g->M.n; q++)
+        if (!k->params[q].is_pointer && st->args[q].value && pw_same_size(e, st->args[q].value, st->grid_y, m->arena))
+          p_atom(&g->M, atom_id(&g->A, arena_printf(m->arena, "p:%s", k->params[q].name)));
+      if (!g->M.n) {
+        p_atom(&g->M, atom_id(&g->A, "x:kf_rows"));
+        g->rows_arg = 1;
+      }
+    }
+  } else if (nb == 2) {
+    poly x0, x1;
+    kpoly(&c, bd[0].lhs, &x0);
+    kpoly(&c, bd[1].lhs, &x1);
+    int first_x = p_has(&x0, tx);
+    if (first_x == p_has(&x1, tx))
+      return "does not bound one coordinate of threadIdx.x and one of threadIdx.y";
+    pc = first_x ? x0 : x1;
+    pr = first_x ? x1 : x0;
+    kpoly(&c, bd[first_x ? 0 : 1].bound, &g->N);
+    kpoly(&c, bd[first_x ? 1 : 0].bound, &g->M);
+    uc = tx;
+    ur = p_has(&pr, ty) ? ty : by;
+  } else {
+    return "has a guard with more bounds than a row and a column";
+  }
+  poly ia, ib, icx, cr, cc;
+  kpoly(&c, k->accesses[g->la->access].flat_index, &ia);
+  kpoly(&c, k->accesses[g->lb->access].flat_index, &ib);
+  kpoly(&c, k->accesses[g->store->access].flat_index, &icx);
+  if (ia.bad || ib.bad || icx.bad || g->M.bad || g->N.bad || g->K.bad)
+    return "has indices that are not polynomials kfuse can read";
+  /* the store: C[row * ldc + col], or with the roles of the coordinates exchanged */
+  int kk = atom_id(&g->A, "k");
+  if (!split_index(g, &icx, ur, &pr, uc, &pc, ub, &pb, &cr, &cc, &g->sc))
+    return "stores at no row-major index of its row and column";
+  if (!is_one(&cc)) {
+    if (!is_one(&cr))
+      return "stores at no row-major index of its row and column";
+    /* C[col * ldc + row]: the coordinates' names were the other way round */
+    poly tmp = pr;
+    pr = pc;
+    pc = tmp;
+    int ti = ur;
+    ur = uc;
+    uc = ti;
+    tmp = g->M;
+    g->M = g->N;
+    g->N = tmp;
+    cr = cc;
+  }
+  g->ldc = cr;
+  /* A depends on the row, B on the column */
+  if (!p_has(&ia, ur)) {
+    const kexpr *tl = g->la;
+    g->la = g->lb;
+    g->lb = tl;
+    poly tp = ia;
+    ia = ib;
+    ib = tp;
+  }
+  poly ak, ar, bk, bc;
+  if (!split_index(g, &ia, ur, &pr, kk, &katom, ub, &pb, &ar, &ak, &g->sa))
+    return "loads its first operand at no index of its row and k";
+  if (!split_index(g, &ib, uc, &pc, kk, &katom, ub, &pb, &bc, &bk, &g->sb))
+    return "loads its second operand at no index of k and its column";
+  if (is_one(&ak))
+    g->lda = ar;
+  else if (is_one(&ar))
+    g->ta = 1, g->lda = ak;
+  else
+    return "loads its first operand along neither of its dimensions contiguously";
+  if (is_one(&bc))
+    g->ldb = bk;
+  else if (is_one(&bk))
+    g->tb = 1, g->ldb = bc;
+  else
+    return "loads its second operand along neither of its dimensions contiguously";
+  if (!p_equal(&g->ldc, &g->N) || !p_equal(&g->lda, g->ta ? &g->M : &g->K) || !p_equal(&g->ldb, g->tb ? &g->K : &g->N))
+    return "has operands that are not dense matrices (a leading dimension other than the extent)";
+  if (g->batched && g->sc.n == 0)
+    return "writes every batch to the same place";
+  poly mk, mn, bm;
+  p_mul(&mk, &g->M, &g->K);
+  p_mul(&mn, &g->M, &g->N);
+  if (g->batched && !g->ta && g->sb.n == 0 && p_equal(&g->sa, &mk) && p_equal(&g->sc, &mn)) {
+    /* B shared by batches that lie one after the other in A and C: one product of
+     * (batch * M) rows */
+    poly batch;
+    p_atom(&batch, atom_id(&g->A, "x:kf_batch"));
+    p_mul(&bm, &g->M, &batch);
+    g->M = bm;
+    g->batched = 0;
+  }
+  if (!printable(g, &g->M) || !printable(g, &g->N) || !printable(g, &g->K) || !printable(g, &g->sa) ||
+      !printable(g, &g->sb) || !printable(g, &g->sc))
+    return "has extents that name more than its parameters";
+  return NULL;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  const kmodel *m = v->m;
+  int found = 0, cap = *nsites;
+  for (int ei = 0; ei < m->nentries; ei++) {
+    const kentry *e = &m->entries[ei];
+    if (e->opaque_why)
+      continue;
+    for (int i = 0; i < e->nsteps; i++) {
+      const kstep *st = &e->steps[i];
+      static gemm g;
+      int quiet;
+      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
+        continue;
+      const char *why = match(m, e, st, &g, &quiet);
+      if (why) {
+        if (remarks && !quiet)
+          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col,
+                      "not substituted: '%s' %s [-Rpass-missed=gemm-cublas]", g.k ? g.k->name : "?", why);
+        continue;
+      }
+      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
+      ps->entry = ei;
+      ps->first_step = ps->last_step = st->index;
+      ps->what = arena_printf(m->arena, "%s: %s (line %u)", e->name, g.k->name, g.k->loc.line);
+      found++;
+    }
+  }
+  return found;
+}
+
+static int get_params(const pass_param **out) {
+  *out = NULL;
+  return 0;
+}
+
+/* An int argument of cuBLAS: (int)(p). */
+static void print_int(const gemm *g, const poly *p, strbuf *b) {
+  sb_puts(b, "(int)(");
+  p_print(&g->A, p, 0, b);
+  sb_puts(b, ")");
+}
+
+static void print_stride(const gemm *g, const poly *p, strbuf *b) {
+  if (p->n == 0)
+    sb_puts(b, "0");
+  else
+    p_print(&g->A, p, 1, b);
+}
+
+static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[site->entry];
+  int at = pass_top_position(e, site->first_step);
+  static gemm g;
+  int quiet;
+  (void)values;
+  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &g, &quiet)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
+                site->what);
+    return 0;
+  }
+  const kstep *st = g.st;
+  const kkernel *k = g.k;
+  const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_cublas", k->name));
+  const char *an = k->params[g.la->param].name, *bn = k->params[g.lb->param].name,
+             *cn = k->params[g.store->param].name;
+  strbuf t = {0}, x = {0}, shape = {0};
+  sb_printf(&shape, "%s = %s%s x %s%s", cn, an, g.ta ? " (stored transposed)" : "", bn,
+            g.tb ? " (stored transposed)" : "");
+  sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as one cuBLAS %s, FP32: %s%s\n", k->name, k->loc.line,
+            g.batched ? "strided-batched SGEMM" : "SGEMM", shape.s,
+            g.batched ? " for each batch" : g.batch_arg ? " (the batches as rows)" : "");
+  sb_printf(&t, "static void %s(", name);
+  pass_print_params(k, &t);
+  if (g.rows_arg)
+    sb_puts(&t, ", int kf_rows");
+  if (g.batch_arg)
+    sb_puts(&t, ", int kf_batch");
+  sb_puts(&t, ", cudaStream_t kf_stream) {\n");
+  sb_puts(&t, "  static cublasHandle_t kf_handle = [] { // made once, bound to the caller's stream at each call\n");
+  sb_puts(&t, "    cublasHandle_t h = nullptr;\n    cublasCreate(&h);\n    return h;\n  }();\n");
+  sb_puts(&t, "  cublasSetStream(kf_handle, kf_stream);\n");
+  sb_puts(&t, "  const float kf_alpha = ");
+  if (g.alpha)
+    print_expr(k, g.alpha, &t);
+  else
+    sb_puts(&t, "1.0f");
+  sb_puts(&t, ", kf_beta = 0.0f;\n");
+  sb_printf(&t, "  // row-major %s (", cn);
+  p_print(&g.A, &g.M, 0, &t);
+  sb_puts(&t, " x ");
+  p_print(&g.A, &g.N, 0, &t);
+  sb_printf(&t, ") is column-major %s^T = %s^T %s^T: %s first\n", cn, bn, an, bn);
+  sb_printf(&t, "  cublasSgemm%s(kf_handle, %s, %s, ", g.batched ? "StridedBatched" : "",
+            g.tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g.ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
+  print_int(&g, &g.N, &t);
+  sb_puts(&t, ", ");
+  print_int(&g, &g.M, &t);
+  sb_puts(&t, ", ");
+  print_int(&g, &g.K, &t);
+  sb_printf(&t, ",\n      &kf_alpha, %s, ", bn);
+  print_int(&g, &g.ldb, &t);
+  if (g.batched) {
+    sb_puts(&t, ", ");
+    print_stride(&g, &g.sb, &t);
+  }
+  sb_printf(&t, ", %s, ", an);
+  print_int(&g, &g.lda, &t);
+  if (g.batched) {
+    sb_puts(&t, ", ");
+    print_stride(&g, &g.sa, &t);
+  }
+  sb_printf(&t, ",\n      &kf_beta, %s, ", cn);
+  print_int(&g, &g.ldc, &t);
+  if (g.batched) {
+    sb_puts(&t, ", ");
+    print_stride(&g, &g.sc, &t);
+    sb_puts(&t, ", kf_batch");
+  }
+  sb_puts(&t, ");\n}\n");
+  /* the call in place of the launch */
+  sb_printf(&x, "%s(", name);
+  for (int i = 0; i < st->nargs; i++)
+    sb_printf(&x, "%s%s", i ? ", " : "", st->args[i].text);
+  if (g.rows_arg) {
+    sb_puts(&x, ", ");
+    xexpr_print(st->grid_y, &x);
+  }
+  if (g.batch_arg) {
+    sb_puts(&x, ", ");
+    xexpr_print(st->grid_z, &x);
+  }
+  sb_printf(&x, ", %s)", st->stream ? st->stream : "0");
+  int ok = variant_replace_step(v, site->entry, st, x.s);
+  if (ok) {
+    variant_add_include(v, "<cublas_v2.h>");
+    variant_add_kernel(v, site->entry, name, t.s);
+    variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
+                 arena_printf(v->a, "gemm-cublas: %s -> %s (cuBLAS, %s)", site->what, name, shape.s));
+  } else {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
+                site->what);
+  }
+  sb_free(&t);
+  sb_free(&x);
+  sb_free(&shape);
+  return ok;
+}
+
+const pass pass_gemm_cublas = {
+    "gemm-cublas",
+    "replace a naive GEMM kernel by a cuBLAS SGEMM (strided-batched for a batch)",
+    find,
+    get_params,
+    apply,
+};

@@ -1,0 +1,62 @@
+// What stays a kernel, and why (-R): a store of more than a multiple of the sum (a bias:
+// cuBLASLt's epilogue is future work), a leading dimension other than the extent, a result
+// written into an operand, and a loop that sums no product of two loads (no remark: no GEMM). The
+// output is the input.
+// RUN: %kfuse %s --passes=gemm-cublas -R --emit=transformed -o %t.cu 2>&1 | FileCheck %s
+// RUN: diff %s %t.cu
+// CHECK: remark: not substituted: 'biased' stores another function of its sum than the sum or a multiple of it [-Rpass-missed=gemm-cublas]
+// CHECK: remark: not substituted: 'strided' has operands that are not dense matrices (a leading dimension other than the extent) [-Rpass-missed=gemm-cublas]
+// CHECK: remark: not substituted: 'in_place' writes an operand [-Rpass-missed=gemm-cublas]
+// CHECK-NOT: remark
+#include <cuda_runtime.h>
+
+__global__ void biased(const float* A, const float* B, const float* bias, float* C, int M, int K, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = acc + bias[col];
+}
+
+__global__ void strided(const float* A, const float* B, float* C, int M, int K, int N, int lda) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * lda + k] * B[k * N + col];
+  C[row * N + col] = acc;
+}
+
+__global__ void in_place(const float* A, float* B, int M, int K, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+  B[row * N + col] = acc;
+}
+
+__global__ void row_sum(const float* A, float* s, int M, int K) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * K + k];
+  s[row] = acc;
+}
+
+// kfuse: in    A    float[M][K]
+// kfuse: in    B    float[K][N]
+// kfuse: in    bias float[N]
+// kfuse: inout Bw   float[K][N]
+// kfuse: out   C    float[M][N]
+// kfuse: out   s    float[M]
+// kfuse: tune M=64 K=64 N=64
+extern "C" void refused(const float* A, const float* B, const float* bias, float* Bw, float* C, float* s,
+                        int M, int K, int N, cudaStream_t stream) {
+  dim3 grid((N + 15) / 16, (M + 15) / 16), block(16, 16);
+  biased<<<grid, block, 0, stream>>>(A, B, bias, C, M, K, N);
+  strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
+  in_place<<<grid, block, 0, stream>>>(A, Bw, M, K, N);
+  row_sum<<<(M + 255) / 256, 256, 0, stream>>>(A, s, M, K);
+}
