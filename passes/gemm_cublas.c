@@ -134,6 +134,20 @@ static int printable(const gemm *g, const poly *p) {
 
 static int is_one(const poly *p) { return !p->bad && p->n == 1 && p->t[0].n == 0 && p->t[0].coef == 1; }
 
+/* Whether p is a coordinate that counts from 0 by 1 over the threads: the unit atom u
+ * alone, or u plus a multiple of the block index `blk` (blockIdx.y * 16 + threadIdx.y). */
+static int coordinate(const gemm *g, const poly *p, int u, const char *blk) {
+  poly q, rest, one;
+  int b = -1;
+  for (int i = 0; i < g->A.n; i++)
+    if (!strcmp(g->A.key[i], blk))
+      b = i;
+  p_atom(&one, u);
+  if (p_equal(p, &one))
+    return 1;
+  return b >= 0 && b != u && p_coef(p, b, &q, &rest) && uniform(g, &q) && p_equal(&rest, &one);
+}
+
 /* Where an operand's index depends on its two coordinates u (unit atom, polynomial pu) and
  * v (pv): idx = pu * cu + pv * cv + batch * s. Fills the coefficients. */
 static int split_index(gemm *g, const poly *idx, int u, const poly *pu, int v, const poly *pv, int b, const poly *pb,
@@ -298,6 +312,8 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   } else {
     return "has a guard with more bounds than a row and a column";
   }
+  if (!coordinate(g, &pr, ur, "blockIdx.y") || !coordinate(g, &pc, uc, "blockIdx.x"))
+    return "bounds other expressions than its row and column coordinates";
   poly ia, ib, icx, cr, cc;
   kpoly(&c, k->accesses[g->la->access].flat_index, &ia);
   kpoly(&c, k->accesses[g->lb->access].flat_index, &ib);

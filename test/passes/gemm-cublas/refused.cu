@@ -1,12 +1,14 @@
 // What stays a kernel, and why (-R): a store of more than a multiple of the sum (a bias:
 // cuBLASLt's epilogue is future work), a leading dimension other than the extent, a result
-// written into an operand, and a loop that sums no product of two loads (no remark: no GEMM). The
+// written into an operand, a guard on another expression than the row (its rows would not
+// start at 0), and a loop that sums no product of two loads (no remark: no GEMM). The
 // output is the input.
 // RUN: %kfuse %s --passes=gemm-cublas -R --emit=transformed -o %t.cu 2>&1 | FileCheck %s
 // RUN: diff %s %t.cu
 // CHECK: remark: not substituted: 'biased' stores another function of its sum than the sum or a multiple of it [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'strided' has operands that are not dense matrices (a leading dimension other than the extent) [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'in_place' writes an operand [-Rpass-missed=gemm-cublas]
+// CHECK: remark: not substituted: 'shifted' bounds other expressions than its row and column coordinates [-Rpass-missed=gemm-cublas]
 // CHECK-NOT: remark
 #include <cuda_runtime.h>
 
@@ -37,6 +39,15 @@ __global__ void in_place(const float* A, float* B, int M, int K, int N) {
   B[row * N + col] = acc;
 }
 
+__global__ void shifted(const float* A, const float* B, float* C, int M, int K, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row + 1 >= M || col >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[(row + 1) * K + k] * B[k * N + col];
+  C[(row + 1) * N + col] = acc;
+}
+
 __global__ void row_sum(const float* A, float* s, int M, int K) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= M) return;
@@ -58,5 +69,6 @@ extern "C" void refused(const float* A, const float* B, const float* bias, float
   biased<<<grid, block, 0, stream>>>(A, B, bias, C, M, K, N);
   strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
   in_place<<<grid, block, 0, stream>>>(A, Bw, M, K, N);
+  shifted<<<grid, block, 0, stream>>>(A, B, C, M, K, N);
   row_sum<<<(M + 255) / 256, 256, 0, stream>>>(A, s, M, K);
 }
