@@ -56,6 +56,8 @@ typedef struct gemm {
   const kexpr *la, *lb;         /* the loads of A and B */
   const kstmt *store;           /* C[ic] = acc, or alpha * acc */
   const kexpr *alpha;           /* the scale, or NULL */
+  const kexpr *bias;            /* a float load added to the sum (in the store, or as the
+                                 * sum's initial value), or NULL */
   int ta, tb;                   /* A stored K x M, B stored N x K */
   int rows_arg, batch_arg;      /* M, the batch count: from the launch's grid */
   atoms A;
@@ -201,24 +203,31 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
     return "does not end with one store of its sum";
   g->store = g->col.tail[0];
   const kexpr *v = kx_strip(g->store->value);
+  const char *other = "stores another function of its sum than the sum, a multiple of it or the sum plus a bias";
   if (!kx_is_var(v, g->loop.acc)) {
-    if (!v || v->kind != KE_BINARY || v->op != KO_MUL)
-      return "stores another function of its sum than the sum or a multiple of it";
+    if (!v || v->kind != KE_BINARY || (v->op != KO_MUL && v->op != KO_ADD))
+      return other;
     const kexpr *o = kx_is_var(v->a, g->loop.acc) ? kx_strip(v->b) : kx_is_var(v->b, g->loop.acc) ? kx_strip(v->a) : NULL;
-    if (!o || !((o->kind == KE_PARAM && o->type == KT_F32) || o->kind == KE_FLT))
-      return "stores another function of its sum than the sum or a multiple of it";
-    g->alpha = o;
+    if (o && v->op == KO_MUL && ((o->kind == KE_PARAM && o->type == KT_F32) || o->kind == KE_FLT))
+      g->alpha = o;
+    else if (o && v->op == KO_ADD && o->kind == KE_LOAD && o->param >= 0 && k->params[o->param].type == KT_F32)
+      g->bias = o;
+    else
+      return other;
   }
   if (k->vars[g->loop.acc].type != KT_F32 || k->params[g->store->param].type != KT_F32)
     return "is not single precision";
   const kexpr *init = kx_strip(g->col.acc_decl->value);
-  if (!(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0))
-    return "does not start its sum from 0";
+  if (!g->bias && init->kind == KE_LOAD && init->param >= 0 && k->params[init->param].type == KT_F32)
+    g->bias = init; /* float acc = bias[col]; */
+  else if (!(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0))
+    return "does not start its sum from 0 or from a bias";
   for (int p = 0; p < k->nparams; p++)
     if (k->params[p].is_pointer && k->params[p].writes && p != g->store->param)
       return "writes another buffer";
   const karg *ac = &st->args[g->store->param];
-  if (karg_same(ac, &st->args[g->la->param]) || karg_same(ac, &st->args[g->lb->param]))
+  if (karg_same(ac, &st->args[g->la->param]) || karg_same(ac, &st->args[g->lb->param]) ||
+      (g->bias && karg_same(ac, &st->args[g->bias->param])))
     return "writes an operand";
   const kexpr *lo = kx_strip(g->loop.loop->lo), *step = kx_strip(g->loop.loop->stride);
   if (!lo || lo->kind != KE_INT || lo->ival != 0 || !step || step->kind != KE_INT || step->ival != 1 ||
@@ -370,6 +379,12 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
     return "has operands that are not dense matrices (a leading dimension other than the extent)";
   if (g->batched && g->sc.n == 0)
     return "writes every batch to the same place";
+  if (g->bias) {
+    poly bi;
+    kpoly(&c, k->accesses[g->bias->access].flat_index, &bi);
+    if (!p_equal(&bi, &pc))
+      return "adds a bias at another index than its column";
+  }
   poly mk, mn, bm;
   p_mul(&mk, &g->M, &g->K);
   p_mul(&mn, &g->M, &g->N);
@@ -382,6 +397,8 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
     g->M = bm;
     g->batched = 0;
   }
+  if (g->bias && g->batched)
+    return "adds a bias to a batched product";
   if (!printable(g, &g->M) || !printable(g, &g->N) || !printable(g, &g->K) || !printable(g, &g->sa) ||
       !printable(g, &g->sb) || !printable(g, &g->sc))
     return "has extents that name more than its parameters";
@@ -437,6 +454,102 @@ static void print_stride(const gemm *g, const poly *p, strbuf *b) {
     p_print(&g->A, p, 1, b);
 }
 
+/* The body of the host function: one cublasSgemm (strided-batched for a batch). */
+static void print_sgemm(const gemm *g, const char *an, const char *bn, const char *cn, strbuf *b) {
+  const kkernel *k = g->k;
+  sb_puts(b, "  static cublasHandle_t kf_handle = [] { // made once, bound to the caller's stream at each call\n");
+  sb_puts(b, "    cublasHandle_t h = nullptr;\n    cublasCreate(&h);\n    return h;\n  }();\n");
+  sb_puts(b, "  cublasSetStream(kf_handle, kf_stream);\n");
+  sb_puts(b, "  const float kf_alpha = ");
+  if (g->alpha)
+    print_expr(k, g->alpha, b);
+  else
+    sb_puts(b, "1.0f");
+  sb_puts(b, ", kf_beta = 0.0f;\n");
+  sb_printf(b, "  // row-major %s (", cn);
+  p_print(&g->A, &g->M, 0, b);
+  sb_puts(b, " x ");
+  p_print(&g->A, &g->N, 0, b);
+  sb_printf(b, ") is column-major %s^T = %s^T %s^T: %s first\n", cn, bn, an, bn);
+  sb_printf(b, "  cublasSgemm%s(kf_handle, %s, %s, ", g->batched ? "StridedBatched" : "",
+            g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
+  print_int(g, &g->N, b);
+  sb_puts(b, ", ");
+  print_int(g, &g->M, b);
+  sb_puts(b, ", ");
+  print_int(g, &g->K, b);
+  sb_printf(b, ",\n      &kf_alpha, %s, ", bn);
+  print_int(g, &g->ldb, b);
+  if (g->batched) {
+    sb_puts(b, ", ");
+    print_stride(g, &g->sb, b);
+  }
+  sb_printf(b, ", %s, ", an);
+  print_int(g, &g->lda, b);
+  if (g->batched) {
+    sb_puts(b, ", ");
+    print_stride(g, &g->sa, b);
+  }
+  sb_printf(b, ",\n      &kf_beta, %s, ", cn);
+  print_int(g, &g->ldc, b);
+  if (g->batched) {
+    sb_puts(b, ", ");
+    print_stride(g, &g->sc, b);
+    sb_puts(b, ", kf_batch");
+  }
+  sb_puts(b, ");\n}\n");
+}
+
+/* The column-major shape of operand X as stored: rows, columns, leading dimension. */
+static void print_layout(const gemm *g, const char *var, const poly *rows, const poly *cols, const poly *ld,
+                         strbuf *b) {
+  sb_printf(b, "  cublasLtMatrixLayoutCreate(&%s, CUDA_R_32F, ", var);
+  print_int(g, rows, b);
+  sb_puts(b, ", ");
+  print_int(g, cols, b);
+  sb_puts(b, ", ");
+  print_int(g, ld, b);
+  sb_puts(b, ");\n");
+}
+
+/* The body with a bias: one cublasLtMatmul whose epilogue adds the bias down the rows of
+ * the column-major result (the columns of the row-major C). */
+static void print_lt(const gemm *g, const char *an, const char *bn, const char *cn, strbuf *b) {
+  const kkernel *k = g->k;
+  sb_puts(b, "  static cublasLtHandle_t kf_handle = [] { // made once; the stream is the call's\n");
+  sb_puts(b, "    cublasLtHandle_t h = nullptr;\n    cublasLtCreate(&h);\n    return h;\n  }();\n");
+  sb_printf(b, "  // row-major %s (", cn);
+  p_print(&g->A, &g->M, 0, b);
+  sb_puts(b, " x ");
+  p_print(&g->A, &g->N, 0, b);
+  sb_printf(b, ") is column-major %s^T = %s^T %s^T, the bias added down its rows: %s first\n", cn, bn, an, bn);
+  sb_printf(b, "  const cublasOperation_t kf_opa = %s, kf_opb = %s;\n", g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N",
+            g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
+  sb_puts(b, "  const cublasLtEpilogue_t kf_epilogue = CUBLASLT_EPILOGUE_BIAS;\n");
+  sb_printf(b, "  const float *kf_bias = %s;\n", k->params[g->bias->param].name);
+  sb_puts(b, "  cublasLtMatmulDesc_t kf_op;\n");
+  sb_puts(b, "  cublasLtMatmulDescCreate(&kf_op, CUBLAS_COMPUTE_32F, CUDA_R_32F); // FP32, no TF32\n");
+  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_TRANSA, &kf_opa, sizeof kf_opa);\n");
+  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_TRANSB, &kf_opb, sizeof kf_opb);\n");
+  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &kf_epilogue, sizeof kf_epilogue);\n");
+  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &kf_bias, sizeof kf_bias);\n");
+  sb_puts(b, "  cublasLtMatrixLayout_t kf_a, kf_b, kf_c;\n");
+  /* the first operand is B as stored: N x K (op N) or K x N (op T), column-major */
+  print_layout(g, "kf_a", g->tb ? &g->K : &g->N, g->tb ? &g->N : &g->K, &g->ldb, b);
+  print_layout(g, "kf_b", g->ta ? &g->M : &g->K, g->ta ? &g->K : &g->M, &g->lda, b);
+  print_layout(g, "kf_c", &g->N, &g->M, &g->ldc, b);
+  sb_puts(b, "  const float kf_alpha = ");
+  if (g->alpha)
+    print_expr(k, g->alpha, b);
+  else
+    sb_puts(b, "1.0f");
+  sb_puts(b, ", kf_beta = 0.0f;\n");
+  sb_printf(b, "  cublasLtMatmul(kf_handle, kf_op, &kf_alpha, %s, kf_a, %s, kf_b, &kf_beta, %s, kf_c, %s, kf_c, nullptr,\n"
+               "                 nullptr, 0, kf_stream);\n", bn, an, cn, cn);
+  sb_puts(b, "  cublasLtMatrixLayoutDestroy(kf_c);\n  cublasLtMatrixLayoutDestroy(kf_b);\n"
+             "  cublasLtMatrixLayoutDestroy(kf_a);\n  cublasLtMatmulDescDestroy(kf_op);\n}\n");
+}
+
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
@@ -457,9 +570,12 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   strbuf t = {0}, x = {0}, shape = {0};
   sb_printf(&shape, "%s = %s%s x %s%s", cn, an, g.ta ? " (stored transposed)" : "", bn,
             g.tb ? " (stored transposed)" : "");
-  sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as one cuBLAS %s, FP32: %s%s\n", k->name, k->loc.line,
-            g.batched ? "strided-batched SGEMM" : "SGEMM", shape.s,
-            g.batched ? " for each batch" : g.batch_arg ? " (the batches as rows)" : "");
+  if (g.bias)
+    sb_printf(&shape, " + %s", k->params[g.bias->param].name);
+  sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as one %s, FP32: %s%s\n", k->name, k->loc.line,
+            g.bias ? "cuBLASLt matmul with a bias epilogue"
+                   : g.batched ? "cuBLAS strided-batched SGEMM" : "cuBLAS SGEMM",
+            shape.s, g.batched ? " for each batch" : g.batch_arg ? " (the batches as rows)" : "");
   sb_printf(&t, "static void %s(", name);
   pass_print_params(k, &t);
   if (g.rows_arg)
@@ -467,47 +583,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   if (g.batch_arg)
     sb_puts(&t, ", int kf_batch");
   sb_puts(&t, ", cudaStream_t kf_stream) {\n");
-  sb_puts(&t, "  static cublasHandle_t kf_handle = [] { // made once, bound to the caller's stream at each call\n");
-  sb_puts(&t, "    cublasHandle_t h = nullptr;\n    cublasCreate(&h);\n    return h;\n  }();\n");
-  sb_puts(&t, "  cublasSetStream(kf_handle, kf_stream);\n");
-  sb_puts(&t, "  const float kf_alpha = ");
-  if (g.alpha)
-    print_expr(k, g.alpha, &t);
+  if (g.bias)
+    print_lt(&g, an, bn, cn, &t);
   else
-    sb_puts(&t, "1.0f");
-  sb_puts(&t, ", kf_beta = 0.0f;\n");
-  sb_printf(&t, "  // row-major %s (", cn);
-  p_print(&g.A, &g.M, 0, &t);
-  sb_puts(&t, " x ");
-  p_print(&g.A, &g.N, 0, &t);
-  sb_printf(&t, ") is column-major %s^T = %s^T %s^T: %s first\n", cn, bn, an, bn);
-  sb_printf(&t, "  cublasSgemm%s(kf_handle, %s, %s, ", g.batched ? "StridedBatched" : "",
-            g.tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g.ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
-  print_int(&g, &g.N, &t);
-  sb_puts(&t, ", ");
-  print_int(&g, &g.M, &t);
-  sb_puts(&t, ", ");
-  print_int(&g, &g.K, &t);
-  sb_printf(&t, ",\n      &kf_alpha, %s, ", bn);
-  print_int(&g, &g.ldb, &t);
-  if (g.batched) {
-    sb_puts(&t, ", ");
-    print_stride(&g, &g.sb, &t);
-  }
-  sb_printf(&t, ", %s, ", an);
-  print_int(&g, &g.lda, &t);
-  if (g.batched) {
-    sb_puts(&t, ", ");
-    print_stride(&g, &g.sa, &t);
-  }
-  sb_printf(&t, ",\n      &kf_beta, %s, ", cn);
-  print_int(&g, &g.ldc, &t);
-  if (g.batched) {
-    sb_puts(&t, ", ");
-    print_stride(&g, &g.sc, &t);
-    sb_puts(&t, ", kf_batch");
-  }
-  sb_puts(&t, ");\n}\n");
+    print_sgemm(&g, an, bn, cn, &t);
   /* the call in place of the launch */
   sb_printf(&x, "%s(", name);
   for (int i = 0; i < st->nargs; i++)
@@ -523,10 +602,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&x, ", %s)", st->stream ? st->stream : "0");
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
-    variant_add_include(v, "<cublas_v2.h>");
+    variant_add_include(v, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>");
     variant_add_kernel(v, site->entry, name, t.s);
     variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
-                 arena_printf(v->a, "gemm-cublas: %s -> %s (cuBLAS, %s)", site->what, name, shape.s));
+                 arena_printf(v->a, "gemm-cublas: %s -> %s (%s, %s)", site->what, name, g.bias ? "cuBLASLt" : "cuBLAS",
+                              shape.s));
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
                 site->what);

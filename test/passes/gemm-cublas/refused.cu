@@ -1,11 +1,11 @@
-// What stays a kernel, and why (-R): a store of more than a multiple of the sum (a bias:
-// cuBLASLt's epilogue is future work), a leading dimension other than the extent, a result
+// What stays a kernel, and why (-R): a bias along the rows (cuBLASLt's epilogue adds one
+// along the columns of the row-major result), a leading dimension other than the extent, a result
 // written into an operand, a guard on another expression than the row (its rows would not
 // start at 0), and a loop that sums no product of two loads (no remark: no GEMM). The
 // output is the input.
 // RUN: %kfuse %s --passes=gemm-cublas -R --emit=transformed -o %t.cu 2>&1 | FileCheck %s
 // RUN: diff %s %t.cu
-// CHECK: remark: not substituted: 'biased' stores another function of its sum than the sum or a multiple of it [-Rpass-missed=gemm-cublas]
+// CHECK: remark: not substituted: 'biased' adds a bias at another index than its column [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'strided' has operands that are not dense matrices (a leading dimension other than the extent) [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'in_place' writes an operand [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'shifted' bounds other expressions than its row and column coordinates [-Rpass-missed=gemm-cublas]
@@ -18,7 +18,7 @@ __global__ void biased(const float* A, const float* B, const float* bias, float*
   if (row >= M || col >= N) return;
   float acc = 0.f;
   for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
-  C[row * N + col] = acc + bias[col];
+  C[row * N + col] = acc + bias[row];
 }
 
 __global__ void strided(const float* A, const float* B, float* C, int M, int K, int N, int lda) {
@@ -58,7 +58,7 @@ __global__ void row_sum(const float* A, float* s, int M, int K) {
 
 // kfuse: in    A    float[M][K]
 // kfuse: in    B    float[K][N]
-// kfuse: in    bias float[N]
+// kfuse: in    bias float[M]
 // kfuse: inout Bw   float[K][N]
 // kfuse: out   C    float[M][N]
 // kfuse: out   s    float[M]
