@@ -236,7 +236,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
 
   /* the index algebra */
   pctx c = {.A = &g->A, .m = m, .e = e, .k = k, .st = st, .builtins = 1, .own_params = 1};
-  poly katom, R, C, pr, pc, pb = {0};
+  poly katom, R, C, pr, pc, pb = {0}, rowc; /* rowc: the flat index, row * N + col */
   p_atom(&katom, atom_id(&g->A, "k"));
   c.var_atom[0] = j;
   c.var_poly[0] = &katom;
@@ -271,7 +271,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
         E = x0->b;
     }
     if (E) {
-      poly rowc, q, rm;
+      poly q, rm;
       kpoly(&c, E, &g->N);
       ur = atom_id(&g->A, "r");
       uc = atom_id(&g->A, "c");
