@@ -21,7 +21,10 @@
  *   - it has the thread-per-output form (reduce.h's red_column) around its only reduction
  *     loop, `for (k = 0; k < K; k += 1) acc += x[ia] * y[ib]` over float buffers (the
  *     factors possibly locals of the loop), and the code after the loop is one store
- *     `C[ic] = acc` or `C[ic] = alpha * acc` (alpha a float scalar parameter or literal);
+ *     `C[ic] = acc`, `C[ic] = alpha * acc` (alpha a float scalar parameter or literal) or
+ *     `C[ic] = acc + bias[col]`, the sum starting from 0 or from `bias[col]` (a bias: one
+ *     cublasLtMatmul with CUBLASLT_EPILOGUE_BIAS, which adds it down the rows of the
+ *     column-major C^T; not batched);
  *   - the guard bounds the row and the column (`row < M && col < N`, `if (row >= M || col
  *     >= N) return;`, or a flat `t < M * N` with `t / N` and `t % N`; a row of blockIdx.y
  *     alone is bounded by the grid's y extent), and a batch is blockIdx.z (the grid's z);
