@@ -521,6 +521,9 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
   const kkernel *k = g->k;
   sb_puts(b, "  static cublasLtHandle_t kf_handle = [] { // made once; the stream is the call's\n");
   sb_puts(b, "    cublasLtHandle_t h = nullptr;\n    cublasLtCreate(&h);\n    return h;\n  }();\n");
+  sb_puts(b, "  static constexpr size_t kf_workspace_bytes = 32u << 20; // lets the library split k (few rows)\n");
+  sb_puts(b, "  static void *kf_workspace = [] { // allocated once\n");
+  sb_puts(b, "    void *p = nullptr;\n    return cudaMalloc(&p, kf_workspace_bytes) == cudaSuccess ? p : nullptr;\n  }();\n");
   sb_printf(b, "  // row-major %s (", cn);
   p_print(&g->A, &g->M, 0, b);
   sb_puts(b, " x ");
@@ -548,7 +551,7 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
     sb_puts(b, "1.0f");
   sb_puts(b, ", kf_beta = 0.0f;\n");
   sb_printf(b, "  cublasLtMatmul(kf_handle, kf_op, &kf_alpha, %s, kf_a, %s, kf_b, &kf_beta, %s, kf_c, %s, kf_c, nullptr,\n"
-               "                 nullptr, 0, kf_stream);\n", bn, an, cn, cn);
+               "                 kf_workspace, kf_workspace ? kf_workspace_bytes : 0, kf_stream);\n", bn, an, cn, cn);
   sb_puts(b, "  cublasLtMatrixLayoutDestroy(kf_c);\n  cublasLtMatrixLayoutDestroy(kf_b);\n"
              "  cublasLtMatrixLayoutDestroy(kf_a);\n  cublasLtMatmulDescDestroy(kf_op);\n}\n");
 }

@@ -1,7 +1,8 @@
 // A linear layer, the sum plus a bias per output feature (in the store, or as the sum's
 // initial value), becomes one cublasLtMatmul whose epilogue adds the bias: row-major
 // y = x w^T + b is column-major y^T = w x^T with b added down y^T's rows. FP32 compute (no
-// TF32); cublasLt.h joins the includes. The output compiles.
+// TF32), a 32 MiB workspace allocated once; cublasLt.h joins the includes. The output
+// compiles.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
@@ -10,6 +11,8 @@
 // CHECK-NEXT: #include <cublasLt.h>
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: linear (line {{[0-9]+}}) as one cuBLASLt matmul with a bias epilogue, FP32: y = x x w (stored transposed) + b
 // CHECK-NEXT: static void linear_cublas(const float *x, const float *w, const float *b, float *y, int M, int K, int N, cudaStream_t kf_stream) {
+// CHECK:        static constexpr size_t kf_workspace_bytes = 32u << 20; // lets the library split k (few rows)
+// CHECK-NEXT:   static void *kf_workspace = [] { // allocated once
 // CHECK:        // row-major y (M x N) is column-major y^T = w^T x^T, the bias added down its rows: w first
 // CHECK-NEXT:   const cublasOperation_t kf_opa = CUBLAS_OP_T, kf_opb = CUBLAS_OP_N;
 // CHECK-NEXT:   const cublasLtEpilogue_t kf_epilogue = CUBLASLT_EPILOGUE_BIAS;
@@ -19,7 +22,7 @@
 // CHECK-NEXT:   cublasLtMatrixLayoutCreate(&kf_b, CUDA_R_32F, (int)(K), (int)(M), (int)(K));
 // CHECK-NEXT:   cublasLtMatrixLayoutCreate(&kf_c, CUDA_R_32F, (int)(N), (int)(M), (int)(N));
 // CHECK:        cublasLtMatmul(kf_handle, kf_op, &kf_alpha, w, kf_a, x, kf_b, &kf_beta, y, kf_c, y, kf_c, nullptr,
-// CHECK-NEXT:                  nullptr, 0, kf_stream);
+// CHECK-NEXT:                  kf_workspace, kf_workspace ? kf_workspace_bytes : 0, kf_stream);
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: linear_init (line {{[0-9]+}}) as one cuBLASLt matmul with a bias epilogue, FP32: y = x x w (stored transposed) + b
 // CHECK-LABEL: {{^}}extern "C" void linears(
 // CHECK:        linear_cublas(x, w, b, y1, M, K, N, stream);
