@@ -625,7 +625,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
 
 const pass pass_gemm_cublas = {
     "gemm-cublas",
-    "replace a naive GEMM kernel by a cuBLAS SGEMM (strided-batched for a batch)",
+    "replace a naive GEMM kernel by a cuBLAS SGEMM (strided-batched for a batch; cuBLASLt with a bias)",
     find,
     get_params,
     apply,

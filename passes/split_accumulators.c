@@ -509,7 +509,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
 
 const pass pass_split_accumulators = {
     "split-accumulators",
-    "give a reduction loop's single accumulator several, so that its steps overlap",
+    "give a reduction loop's single accumulator several, and a thread-per-output loop several threads",
     find,
     get_params,
     apply,
