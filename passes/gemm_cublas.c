@@ -221,9 +221,11 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   if (k->vars[g->loop.acc].type != KT_F32 || k->params[g->store->param].type != KT_F32)
     return "is not single precision";
   const kexpr *init = kx_strip(g->col.acc_decl->value);
-  if (!g->bias && init->kind == KE_LOAD && init->param >= 0 && k->params[init->param].type == KT_F32)
+  if (init->kind == KE_LOAD && init->param >= 0 && k->params[init->param].type == KT_F32) {
+    if (g->bias || g->alpha) /* cuBLASLt adds its bias once, after the scale */
+      return "starts its sum from a bias that it then scales or adds another to";
     g->bias = init; /* float acc = bias[col]; */
-  else if (!(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0))
+  } else if (!(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0))
     return "does not start its sum from 0 or from a bias";
   for (int p = 0; p < k->nparams; p++)
     if (k->params[p].is_pointer && k->params[p].writes && p != g->store->param)

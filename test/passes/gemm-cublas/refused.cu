@@ -1,7 +1,8 @@
 // What stays a kernel, and why (-R): a bias along the rows (cuBLASLt's epilogue adds one
 // along the columns of the row-major result), a leading dimension other than the extent, a result
 // written into an operand, a guard on another expression than the row (its rows would not
-// start at 0), and a loop that sums no product of two loads (no remark: no GEMM). The
+// start at 0), a sum that starts from the bias and is then scaled (cuBLASLt would add the
+// bias after the scale), and a loop that sums no product of two loads (no remark: no GEMM). The
 // output is the input.
 // RUN: %kfuse %s --passes=gemm-cublas -R --emit=transformed -o %t.cu 2>&1 | FileCheck %s
 // RUN: diff %s %t.cu
@@ -9,6 +10,7 @@
 // CHECK: remark: not substituted: 'strided' has operands that are not dense matrices (a leading dimension other than the extent) [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'in_place' writes an operand [-Rpass-missed=gemm-cublas]
 // CHECK: remark: not substituted: 'shifted' bounds other expressions than its row and column coordinates [-Rpass-missed=gemm-cublas]
+// CHECK: remark: not substituted: 'scaled_bias' starts its sum from a bias that it then scales or adds another to [-Rpass-missed=gemm-cublas]
 // CHECK-NOT: remark
 #include <cuda_runtime.h>
 
@@ -48,6 +50,16 @@ __global__ void shifted(const float* A, const float* B, float* C, int M, int K, 
   C[(row + 1) * N + col] = acc;
 }
 
+__global__ void scaled_bias(const float* A, const float* B, const float* b, float* C, int M, int K, int N,
+                            float alpha) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  float acc = b[col];
+  for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = alpha * acc;
+}
+
 __global__ void row_sum(const float* A, float* s, int M, int K) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= M) return;
@@ -70,5 +82,6 @@ extern "C" void refused(const float* A, const float* B, const float* bias, float
   strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
   in_place<<<grid, block, 0, stream>>>(A, Bw, M, K, N);
   shifted<<<grid, block, 0, stream>>>(A, B, C, M, K, N);
+  scaled_bias<<<grid, block, 0, stream>>>(A, B, bias, C, M, K, N, 0.5f);
   row_sum<<<(M + 255) / 256, 256, 0, stream>>>(A, s, M, K);
 }
