@@ -166,8 +166,8 @@ typedef struct kstep {
   const char *block_var;
   xexpr *grid_y;        /* KS_LAUNCH: the grid's y extent over the entry's scalars and host
                          * variables (1 for an integer grid), when kfuse reads it: dim3(x, y)
-                         * in the launch or in the declaration of a dim3 variable (then
-                         * grid_var: valid while that variable is never assigned); else NULL */
+                         * in the launch or in the declaration of a dim3 variable grid_var
+                         * that the entry never assigns; else NULL */
   xexpr *grid_z;        /* KS_LAUNCH: the grid's z extent, likewise */
   const char *grid_var;
   karg *args;

@@ -790,16 +790,24 @@ static void walk_stmt(seqctx *s, CXCursor k, kstep **vec, int *n, int *cap) {
   }
 }
 
-/* A block read through a dim3 variable is known only when the variable is never assigned,
- * which is known once the whole body is read. */
-static void forget_assigned_blocks(const kentry *e, kstep *steps, int n) {
+/* A block or grid extent read through a dim3 variable is known only when the variable is
+ * never assigned (`grid.z = batch;`), which is known once the whole body is read. */
+static int assigned_var(const kentry *e, const char *name) {
+  for (int v = 0; name && v < e->nhostvars; v++)
+    if (!strcmp(e->hostvars[v].name, name) && e->hostvars[v].assigned)
+      return 1;
+  return 0;
+}
+
+static void forget_assigned_config(const kentry *e, kstep *steps, int n) {
   for (int i = 0; i < n; i++) {
     kstep *st = &steps[i];
-    for (int v = 0; st->block_var && v < e->nhostvars; v++)
-      if (!strcmp(e->hostvars[v].name, st->block_var) && e->hostvars[v].assigned)
-        st->block_threads = 0;
-    forget_assigned_blocks(e, st->body, st->nbody);
-    forget_assigned_blocks(e, st->orelse, st->norelse);
+    if (assigned_var(e, st->block_var))
+      st->block_threads = 0;
+    if (assigned_var(e, st->grid_var))
+      st->grid_y = st->grid_z = NULL;
+    forget_assigned_config(e, st->body, st->nbody);
+    forget_assigned_config(e, st->orelse, st->norelse);
   }
 }
 
@@ -811,5 +819,5 @@ void seq_entry(cxctx *c, CXCursor fn, kentry *e) {
       cx_loc(c, ch.v[i], &e->body_loc);
       walk_stmt(&s, ch.v[i], &e->steps, &e->nsteps, &e->cap_steps);
     }
-  forget_assigned_blocks(e, e->steps, e->nsteps);
+  forget_assigned_config(e, e->steps, e->nsteps);
 }

@@ -109,9 +109,16 @@ static void find_loops(const kkernel *k, const kstmt *s, red_loop *L, int *n) {
   find_loops(k, s->orelse, L, n);
 }
 
+/* e without casts to float (a cast to an integer type changes the value: it stays). */
+static const kexpr *float_strip(const kexpr *e) {
+  while (e && e->kind == KE_CAST && e->type == KT_F32)
+    e = e->a;
+  return e;
+}
+
 /* A float load of a kernel parameter: e, or the local of the loop it names. */
 static const kexpr *float_load(const kkernel *k, const kexpr *e, int j) {
-  e = kx_strip(kx_resolve(k, kx_strip(e), j));
+  e = float_strip(kx_resolve(k, float_strip(e), j));
   if (!e || e->kind != KE_LOAD || e->param < 0 || k->params[e->param].type != KT_F32)
     return NULL;
   return e;
@@ -191,9 +198,9 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   if (nloops != 1 || loops[0].fn)
     return "has no single sum loop";
   g->loop = loops[0];
-  const kexpr *t = kx_strip(g->loop.term);
+  const kexpr *t = float_strip(g->loop.term);
   int j = g->loop.loop->loop_var;
-  if (!t || t->kind != KE_BINARY || t->op != KO_MUL || !(g->la = float_load(k, t->a, j)) ||
+  if (!t || t->kind != KE_BINARY || t->op != KO_MUL || t->type != KT_F32 || !(g->la = float_load(k, t->a, j)) ||
       !(g->lb = float_load(k, t->b, j)))
     return "sums no product of two float loads";
   *quiet = 0;
@@ -205,12 +212,15 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   if (g->col.ntail != 1 || g->col.tail[0]->kind != KST_STORE || g->col.tail[0]->param < 0 || g->col.tail[0]->op != -1)
     return "does not end with one store of its sum";
   g->store = g->col.tail[0];
-  const kexpr *v = kx_strip(g->store->value);
+  const kexpr *v = float_strip(g->store->value);
   const char *other = "stores another function of its sum than the sum, a multiple of it or the sum plus a bias";
-  if (!kx_is_var(v, g->loop.acc)) {
+  if (!(v && v->kind == KE_VAR && v->var == g->loop.acc)) {
     if (!v || v->kind != KE_BINARY || (v->op != KO_MUL && v->op != KO_ADD))
       return other;
-    const kexpr *o = kx_is_var(v->a, g->loop.acc) ? kx_strip(v->b) : kx_is_var(v->b, g->loop.acc) ? kx_strip(v->a) : NULL;
+    const kexpr *va = float_strip(v->a), *vb = float_strip(v->b);
+    int acc_a = va && va->kind == KE_VAR && va->var == g->loop.acc;
+    int acc_b = vb && vb->kind == KE_VAR && vb->var == g->loop.acc;
+    const kexpr *o = v->type != KT_F32 ? NULL : acc_a ? vb : acc_b ? va : NULL;
     if (o && v->op == KO_MUL && ((o->kind == KE_PARAM && o->type == KT_F32) || o->kind == KE_FLT))
       g->alpha = o;
     else if (o && v->op == KO_ADD && o->kind == KE_LOAD && o->param >= 0 && k->params[o->param].type == KT_F32)
@@ -220,7 +230,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   }
   if (k->vars[g->loop.acc].type != KT_F32 || k->params[g->store->param].type != KT_F32)
     return "is not single precision";
-  const kexpr *init = kx_strip(g->col.acc_decl->value);
+  const kexpr *init = float_strip(g->col.acc_decl->value);
   if (init->kind == KE_LOAD && init->param >= 0 && k->params[init->param].type == KT_F32) {
     if (g->bias || g->alpha) /* cuBLASLt adds its bias once, after the scale */
       return "starts its sum from a bias that it then scales or adds another to";
@@ -280,6 +290,8 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
       kpoly(&c, E, &g->N);
       ur = atom_id(&g->A, "r");
       uc = atom_id(&g->A, "c");
+      if (ur < 0 || uc < 0)
+        return "has indices with more names than kfuse follows";
       p_atom(&R, ur);
       p_atom(&C, uc);
       g->row_len = g->N;

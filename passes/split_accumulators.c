@@ -41,10 +41,10 @@
  * their partial results combined in shared memory in the order of y by thread y = 0, which
  * then runs the code after the loop:
  *
- *   pre;  __shared__ T kf_part[R][B];
- *   if (live) { post; <the loop, split over y and ways>; kf_part[threadIdx.y][threadIdx.x] = acc; }
+ *   pre;  __shared__ T kf_part[R][B];  const bool kf_live = live;
+ *   if (kf_live) { post; <the loop, split over y and ways>; kf_part[threadIdx.y][threadIdx.x] = acc; }
  *   __syncthreads();
- *   if (threadIdx.y == 0 && live) { post it needs; acc = kf_part[0][x] op ... kf_part[R-1][x]; tail }
+ *   if (threadIdx.y == 0 && kf_live) { post it needs; acc = kf_part[0][x] op ... kf_part[R-1][x]; tail }
  *
  * where the kernel is, at its top level, declarations (pre), optionally a guard
  * `if (c) return;` (live: !c) followed by declarations (post), or a guard `if (live) {...}`
@@ -53,7 +53,8 @@
  * only reduction loop; the kernel uses no shared memory, barrier, warp function or atomic,
  * and neither threadIdx.y nor blockDim.y (so that every thread of a column computes the same
  * declarations and loop bounds: threadIdx.x, blockIdx and blockDim.x are unchanged); the
- * accumulator is declared, with a value, in pre or post. A sum's initial value is counted
+ * accumulator is declared, with a value, in pre or post, and no other declaration in post
+ * reads it (thread y = 0 computes those again after the loop). A sum's initial value is counted
  * once (threads y > 0 start from 0). Measured by hand first (RESULTS.md, 2026-12-02): 047
  * 2.23 ms one thread per column with 4 accumulators, 2.04-2.07 with 128 x 8 or 256 x 4
  * threads, where eager's reduction (32 x 16 threads) takes 2.06.
@@ -106,7 +107,13 @@ static const char *match_column(const kstep *st, split_info *si) {
     return "uses shared memory, barriers, warp functions or atomics";
   if (kst_uses_builtins(k->body, 1u << KB_TID_Y | 1u << KB_BDIM_Y))
     return "uses threadIdx.y or blockDim.y";
-  return red_column_match(k, si->loops[0].loop, si->loops[0].acc, c);
+  const char *why = red_column_match(k, si->loops[0].loop, si->loops[0].acc, c);
+  if (why)
+    return why;
+  for (int i = 0; i < c->npost; i++) /* thread y = 0 computes them again after the loop */
+    if (c->post[i] != c->acc_decl && kst_names(c->post[i], si->loops[0].acc))
+      return "declares a value of its accumulator before the loop";
+  return NULL;
 }
 
 /* The loops of the kernel st launches; NULL, or why not (quiet: nothing worth a remark). */
@@ -406,9 +413,10 @@ static void print_column(printing *p, long long bt, strbuf *b) {
     print_stmt_with(k, &p->hooks, c->pre[i], 1, b);
   sb_printf(b, "  __shared__ %s kf_part[%d][%lld]; // each thread's part of %s\n", T, p->rows, bt, acc);
   if (c->guard) {
-    sb_puts(b, "  if (");
+    sb_puts(b, "  const bool kf_live = ");
     print_live(p, b);
-    sb_puts(b, ") {\n");
+    sb_puts(b, "; // the guard, read once: no thread leaves before the barrier\n");
+    sb_puts(b, "  if (kf_live) {\n");
   }
   for (int i = 0; i < c->npost; i++)
     print_stmt_with(k, &p->hooks, c->post[i], depth, b);
@@ -423,12 +431,7 @@ static void print_column(printing *p, long long bt, strbuf *b) {
   if (c->guard)
     sb_puts(b, "  }\n");
   sb_puts(b, "  __syncthreads();\n");
-  sb_puts(b, "  if (threadIdx.y == 0");
-  if (c->guard) {
-    sb_puts(b, " && ");
-    print_live(p, b);
-  }
-  sb_puts(b, ") {\n");
+  sb_printf(b, "  if (threadIdx.y == 0%s) {\n", c->guard ? " && kf_live" : "");
   /* the declarations after the guard that the tail needs (the accumulator's aside) */
   int need[RED_MAX_TOP] = {0};
   for (int i = c->npost - 1; i >= 0; i--) {
@@ -450,6 +453,14 @@ static void print_column(printing *p, long long bt, strbuf *b) {
   for (int t = 0; t < c->ntail; t++)
     print_stmt_with(k, &p->hooks, c->tail[t], 2, b);
   sb_puts(b, "  }\n}");
+}
+
+/* Whether the entry's host variable `name` is a dim3 (else an integer). */
+static int host_dim3(const kentry *e, const char *name) {
+  for (int i = 0; i < e->nhostvars; i++)
+    if (!strcmp(e->hostvars[i].name, name))
+      return e->hostvars[i].type_spelling && strstr(e->hostvars[i].type_spelling, "dim3") != NULL;
+  return 0;
 }
 
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
@@ -490,7 +501,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&t, "\n");
   const char *block = NULL; /* a dim3 variable stays named: dim3(block.x, 8) */
   if (rows > 1)
-    block = st->block_var ? arena_printf(v->a, "dim3(%s.x, %d)", st->block_var, rows) : arena_printf(v->a, "dim3(%lld, %d)", bt, rows);
+    block = !st->block_var ? arena_printf(v->a, "dim3(%lld, %d)", bt, rows)
+            : host_dim3(e, st->block_var) ? arena_printf(v->a, "dim3(%s.x, %d)", st->block_var, rows)
+                                          : arena_printf(v->a, "dim3(%s, %d)", st->block_var, rows);
   pass_print_launch(st, name, NULL, block, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {

@@ -2,7 +2,8 @@
 // batch b sums x[b][i][j] over i) shares each output among 8 threads: the block of 128, a
 // dim3 variable never assigned, gains a y dimension of 8 (dim3(block.x, 8)); thread y sums
 // the rows y, y + 8, ... in 4 accumulators, and thread y = 0 adds the 8 parts in the order
-// of y and stores. The guard `if (j < D2) { ... }` covers the loop and the combination;
+// of y and stores. The guard `if (j < D2) { ... }`, read once before the loop, covers the
+// loop and the combination;
 // the declarations the store needs are outside the guard, so none is repeated. The
 // variant compiles.
 // REQUIRES: nvcc
@@ -15,7 +16,8 @@
 // CHECK-NEXT:   const int j = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-NEXT:   const int b = blockIdx.y;
 // CHECK-NEXT:   __shared__ float kf_part[8][128]; // each thread's part of s
-// CHECK-NEXT:   if (j < D2) {
+// CHECK-NEXT:   const bool kf_live = j < D2; // the guard, read once: no thread leaves before the barrier
+// CHECK-NEXT:   if (kf_live) {
 // CHECK-NEXT:     const float *base = x + (size_t)b * D1 * D2 + j;
 // CHECK-NEXT:     float s = 0.0f;
 // CHECK-NEXT:     { // kfuse split-accumulators: s over 8 threads (threadIdx.y), 4 accumulators each
@@ -30,7 +32,7 @@
 // CHECK-NEXT:     kf_part[threadIdx.y][threadIdx.x] = s;
 // CHECK-NEXT:   }
 // CHECK-NEXT:   __syncthreads();
-// CHECK-NEXT:   if (threadIdx.y == 0 && j < D2) {
+// CHECK-NEXT:   if (threadIdx.y == 0 && kf_live) {
 // CHECK-NEXT:     float s = kf_part[0][threadIdx.x];
 // CHECK-NEXT: #pragma unroll
 // CHECK-NEXT:     for (int kf_y = 1; kf_y < 8; kf_y++) s += kf_part[kf_y][threadIdx.x];

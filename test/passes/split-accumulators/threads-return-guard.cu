@@ -1,5 +1,5 @@
 // The other form of guard, `if (o >= n) return;`, becomes the condition of both halves
-// (o < n). A sum that starts from a value (the bias) counts it once: threads y > 0 start
+// (kf_live = o < n, read once before the loop). A sum that starts from a value (the bias) counts it once: threads y > 0 start
 // from 0. The combination repeats only the declarations the code after the loop needs
 // (the row r, not the column c or the pointer p). A block of 256 gets 4 threads a column
 // (1024 in all). A maximum combines its parts with fmaxf.
@@ -8,7 +8,8 @@
 // CHECK-LABEL: {{^}}__global__ void __launch_bounds__(1024) biased_sum_split(
 // CHECK-NEXT:   const int o = blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-NEXT:   __shared__ float kf_part[4][256]; // each thread's part of s
-// CHECK-NEXT:   if (o < n) {
+// CHECK-NEXT:   const bool kf_live = o < n; // the guard, read once: no thread leaves before the barrier
+// CHECK-NEXT:   if (kf_live) {
 // CHECK-NEXT:     const int r = o / C;
 // CHECK-NEXT:     const int c = o % C;
 // CHECK-NEXT:     const float *p = x + (size_t)r * K * C + c;
@@ -19,7 +20,7 @@
 // CHECK-NEXT:       float kf_s1 = 0, kf_s2 = 0, kf_s3 = 0;
 // CHECK-NEXT:       for (; kf_j + 3 * 4 * (long long)(step) < (long long)(K); kf_j += 4 * 4 * (long long)(step)) {
 // CHECK:          __syncthreads();
-// CHECK-NEXT:   if (threadIdx.y == 0 && o < n) {
+// CHECK-NEXT:   if (threadIdx.y == 0 && kf_live) {
 // CHECK-NEXT:     const int r = o / C;
 // CHECK-NEXT:     float s = kf_part[0][threadIdx.x];
 // CHECK-NEXT: #pragma unroll
