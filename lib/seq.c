@@ -451,6 +451,26 @@ static const char *config_text(cxctx *c, cxlist cfg, int i, const char *dflt) {
   return t && t[0] ? t : dflt;
 }
 
+/* For a reference ref to a host variable of the entry: names it in *var (whether it is
+ * assigned is known once the whole body is read) and gives its initializer in *init.
+ * Returns 0 when ref names no host variable with an initializer. */
+static int host_var_init(seqctx *s, CXCursor ref, const char **var, CXCursor *init) {
+  CXCursor d = clang_getCursorReferenced(ref);
+  khostvar *v = clang_getCursorKind(d) == CXCursor_VarDecl ? host_var(s, decl_off(d)) : NULL;
+  if (!v)
+    return 0;
+  *var = v->name;
+  cxlist vc = cx_children(s->c, d);
+  int at = -1;
+  for (int j = 0; j < vc.n; j++)
+    if (clang_isExpression(clang_getCursorKind(vc.v[j])))
+      at = j;
+  if (at < 0)
+    return 0;
+  *init = vc.v[at];
+  return 1;
+}
+
 /* The value of a launch's block argument when it is an integer constant (through the
  * implicit conversion to dim3, whose y and z default to 1, and through a dim3 variable's
  * initializer: then *var names it, and the value holds only while it is never assigned),
@@ -467,19 +487,8 @@ static long long constant_threads(seqctx *s, CXCursor k, const char **var) {
     }
     CXCursor x = cx_strip(c, k);
     if (clang_getCursorKind(x) == CXCursor_DeclRefExpr && !*var) {
-      CXCursor d = clang_getCursorReferenced(x);
-      khostvar *v = clang_getCursorKind(d) == CXCursor_VarDecl ? host_var(s, decl_off(d)) : NULL;
-      if (!v)
+      if (!host_var_init(s, x, var, &k))
         return 0;
-      *var = v->name;
-      cxlist vc = cx_children(c, d);
-      int init = -1;
-      for (int j = 0; j < vc.n; j++)
-        if (clang_isExpression(clang_getCursorKind(vc.v[j])))
-          init = j;
-      if (init < 0)
-        return 0;
-      k = vc.v[init];
       continue;
     }
     /* dim3(x): the constructor's first argument, the others defaulted (no text) */
@@ -508,19 +517,8 @@ static xexpr *grid_extent(seqctx *s, CXCursor g, int dim, const char **var) {
     }
     if (clang_getCursorKind(g) == CXCursor_DeclRefExpr) {
       /* a dim3 variable: its initializer, when it is never assigned */
-      CXCursor d = clang_getCursorReferenced(g);
-      khostvar *v = clang_getCursorKind(d) == CXCursor_VarDecl ? host_var(s, decl_off(d)) : NULL;
-      if (!v)
+      if (!host_var_init(s, g, var, &g))
         return NULL;
-      *var = v->name; /* whether it is assigned is known once the whole body is read */
-      cxlist vc = cx_children(c, d);
-      int init = -1;
-      for (int j = 0; j < vc.n; j++)
-        if (clang_isExpression(clang_getCursorKind(vc.v[j])))
-          init = j;
-      if (init < 0)
-        return NULL;
-      g = vc.v[init];
       continue;
     }
     /* dim3(x, y, z): the y or z argument, 1 when defaulted (it has no text); a conversion

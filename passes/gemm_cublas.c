@@ -471,23 +471,32 @@ static void print_stride(const gemm *g, const poly *p, strbuf *b) {
     p_print(&g->A, p, 1, b);
 }
 
-/* The body of the host function: one cublasSgemm (strided-batched for a batch). */
-static void print_sgemm(const gemm *g, const char *an, const char *bn, const char *cn, strbuf *b) {
-  const kkernel *k = g->k;
-  sb_puts(b, "  static cublasHandle_t kf_handle = [] { // made once, bound to the caller's stream at each call\n");
-  sb_puts(b, "    cublasHandle_t h = nullptr;\n    cublasCreate(&h);\n    return h;\n  }();\n");
-  sb_puts(b, "  cublasSetStream(kf_handle, kf_stream);\n");
+/* const float kf_alpha = the store's scale (1), kf_beta = 0. */
+static void print_alpha(const gemm *g, strbuf *b) {
   sb_puts(b, "  const float kf_alpha = ");
   if (g->alpha)
-    print_expr(k, g->alpha, b);
+    print_expr(g->k, g->alpha, b);
   else
     sb_puts(b, "1.0f");
   sb_puts(b, ", kf_beta = 0.0f;\n");
+}
+
+/* The comment that says why B goes first. */
+static void print_view(const gemm *g, const char *an, const char *bn, const char *cn, const char *more, strbuf *b) {
   sb_printf(b, "  // row-major %s (", cn);
   p_print(&g->A, &g->M, 0, b);
   sb_puts(b, " x ");
   p_print(&g->A, &g->N, 0, b);
-  sb_printf(b, ") is column-major %s^T = %s^T %s^T: %s first\n", cn, bn, an, bn);
+  sb_printf(b, ") is column-major %s^T = %s^T %s^T%s: %s first\n", cn, bn, an, more, bn);
+}
+
+/* The body of the host function: one cublasSgemm (strided-batched for a batch). */
+static void print_sgemm(const gemm *g, const char *an, const char *bn, const char *cn, strbuf *b) {
+  sb_puts(b, "  static cublasHandle_t kf_handle = [] { // made once, bound to the caller's stream at each call\n");
+  sb_puts(b, "    cublasHandle_t h = nullptr;\n    cublasCreate(&h);\n    return h;\n  }();\n");
+  sb_puts(b, "  cublasSetStream(kf_handle, kf_stream);\n");
+  print_alpha(g, b);
+  print_view(g, an, bn, cn, "", b);
   sb_printf(b, "  cublasSgemm%s(kf_handle, %s, %s, ", g->batched ? "StridedBatched" : "",
             g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
   print_int(g, &g->N, b);
@@ -538,11 +547,7 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
   sb_puts(b, "  static constexpr size_t kf_workspace_bytes = 32u << 20; // lets the library split k (few rows)\n");
   sb_puts(b, "  static void *kf_workspace = [] { // allocated once\n");
   sb_puts(b, "    void *p = nullptr;\n    return cudaMalloc(&p, kf_workspace_bytes) == cudaSuccess ? p : nullptr;\n  }();\n");
-  sb_printf(b, "  // row-major %s (", cn);
-  p_print(&g->A, &g->M, 0, b);
-  sb_puts(b, " x ");
-  p_print(&g->A, &g->N, 0, b);
-  sb_printf(b, ") is column-major %s^T = %s^T %s^T, the bias added down its rows: %s first\n", cn, bn, an, bn);
+  print_view(g, an, bn, cn, ", the bias added down its rows", b);
   sb_printf(b, "  const cublasOperation_t kf_opa = %s, kf_opb = %s;\n", g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N",
             g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
   sb_puts(b, "  const cublasLtEpilogue_t kf_epilogue = CUBLASLT_EPILOGUE_BIAS;\n");
@@ -558,12 +563,7 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
   print_layout(g, "kf_a", g->tb ? &g->K : &g->N, g->tb ? &g->N : &g->K, &g->ldb, b);
   print_layout(g, "kf_b", g->ta ? &g->M : &g->K, g->ta ? &g->K : &g->M, &g->lda, b);
   print_layout(g, "kf_c", &g->N, &g->M, &g->ldc, b);
-  sb_puts(b, "  const float kf_alpha = ");
-  if (g->alpha)
-    print_expr(k, g->alpha, b);
-  else
-    sb_puts(b, "1.0f");
-  sb_puts(b, ", kf_beta = 0.0f;\n");
+  print_alpha(g, b);
   sb_printf(b, "  cublasLtMatmul(kf_handle, kf_op, &kf_alpha, %s, kf_a, %s, kf_b, &kf_beta, %s, kf_c, %s, kf_c, nullptr,\n"
                "                 kf_workspace, kf_workspace ? kf_workspace_bytes : 0, kf_stream);\n", bn, an, cn, cn);
   sb_puts(b, "  cublasLtMatrixLayoutDestroy(kf_c);\n  cublasLtMatrixLayoutDestroy(kf_b);\n"
