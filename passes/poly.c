@@ -209,6 +209,128 @@ void p_print(const atoms *A, const poly *p, int wide, strbuf *b) {
   }
 }
 
+void p_subst(poly *p, int a, const poly *q) {
+  poly with, rest, t;
+  if (!p_has(p, a))
+    return;
+  if (!p_coef(p, a, &with, &rest)) {
+    p->bad = 1;
+    return;
+  }
+  p_mul(&t, &with, q);
+  p_add(p, &rest, &t, 1);
+}
+
+int p_ratio(const poly *p, const poly *s, poly *m) {
+  if (p->bad || s->bad || s->n == 0 || p->n == 0)
+    return 0;
+  for (int i = 0; i < p->n; i++) {
+    mono q;
+    if (!mono_div(&p->t[i], &s->t[0], &q))
+      continue;
+    poly qp, t;
+    p_const(&qp, 0);
+    p_add_mono(&qp, &q);
+    p_mul(&t, &qp, s);
+    if (p_equal(&t, p)) {
+      *m = qp;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The greater of two terms in graded lexicographic order of their atoms (ids). */
+static int mono_greater(const mono *a, const mono *b) {
+  if (a->n != b->n)
+    return a->n > b->n;
+  for (int i = 0; i < a->n; i++)
+    if (a->atom[i] != b->atom[i])
+      return a->atom[i] > b->atom[i];
+  return 0;
+}
+
+static int lead(const poly *p) {
+  int l = 0;
+  for (int i = 1; i < p->n; i++)
+    if (mono_greater(&p->t[i], &p->t[l]))
+      l = i;
+  return l;
+}
+
+int p_div_exact(const poly *a, const poly *b, poly *q) {
+  poly r = *a;
+  p_const(q, 0);
+  if (a->bad || b->bad || b->n == 0)
+    return 0;
+  const mono *lb = &b->t[lead(b)];
+  for (int it = 0; r.n && it < 4 * MAX_TERMS; it++) {
+    mono m;
+    if (!mono_div(&r.t[lead(&r)], lb, &m))
+      return 0;
+    poly mp, t;
+    p_const(&mp, 0);
+    p_add_mono(&mp, &m);
+    p_add_mono(q, &m);
+    p_mul(&t, &mp, b);
+    p_add(&r, &r, &t, -1);
+    if (r.bad || q->bad)
+      return 0;
+  }
+  return r.n == 0;
+}
+
+static int mono_cmp(const atoms *A, const mono *a, const mono *b) {
+  if (a->n != b->n)
+    return a->n - b->n;
+  for (int i = 0; i < a->n; i++) {
+    int c = strcmp(A->key[a->atom[i]], A->key[b->atom[i]]);
+    if (c)
+      return c;
+  }
+  return a->coef < b->coef ? -1 : a->coef > b->coef;
+}
+
+/* p printed with its terms in a fixed order (by their atoms' keys), for keys. */
+static void p_print_sorted(const atoms *A, const poly *p, strbuf *b) {
+  poly s = *p;
+  for (int i = 1; i < s.n; i++)
+    for (int j = i; j > 0 && mono_cmp(A, &s.t[j - 1], &s.t[j]) > 0; j--) {
+      mono t = s.t[j];
+      s.t[j] = s.t[j - 1];
+      s.t[j - 1] = t;
+    }
+  p_print(A, &s, 0, b);
+}
+
+void p_quot(atoms *A, arena *a, const poly *num, const poly *den, poly *out) {
+  memset(out, 0, sizeof *out);
+  if (num->bad || den->bad || den->n == 0) {
+    out->bad = 1;
+    return;
+  }
+  if (den->n == 1 && den->t[0].n == 0 && den->t[0].coef > 0) {
+    int64_t d = den->t[0].coef;
+    int exact = 1;
+    for (int i = 0; i < num->n; i++)
+      exact &= num->t[i].coef % d == 0;
+    if (exact) {
+      *out = *num;
+      for (int i = 0; i < out->n; i++)
+        out->t[i].coef /= d;
+      return;
+    }
+  }
+  strbuf k = {0};
+  sb_puts(&k, "q:((");
+  p_print_sorted(A, num, &k);
+  sb_puts(&k, ") / (");
+  p_print_sorted(A, den, &k);
+  sb_puts(&k, "))");
+  p_atom(out, atom_id(A, arena_strdup(a, k.s)));
+  sb_free(&k);
+}
+
 /* ---- expressions to polynomials ---- */
 
 
@@ -244,10 +366,12 @@ void xpoly(pctx *c, const xexpr *x, poly *out) {
     }
     break;
   case XE_BINARY:
-    if (x->op == XO_ADD || x->op == XO_SUB || x->op == XO_MUL) {
+    if (x->op == XO_ADD || x->op == XO_SUB || x->op == XO_MUL || x->op == XO_DIV) {
       xpoly(c, x->a, &a);
       xpoly(c, x->b, &b);
-      if (x->op == XO_MUL)
+      if (x->op == XO_DIV)
+        p_quot(c->A, c->m->arena, &a, &b, out);
+      else if (x->op == XO_MUL)
         p_mul(out, &a, &b);
       else
         p_add(out, &a, &b, x->op == XO_SUB ? -1 : 1);

@@ -16,7 +16,7 @@
 
 #include "../lib/model.h"
 
-enum { MAX_ATOMS = 32, MAX_TERMS = 24, MAX_FACTORS = 6 };
+enum { MAX_ATOMS = 32, MAX_TERMS = 128, MAX_FACTORS = 6 };
 
 typedef struct mono {
   int64_t coef;
@@ -49,6 +49,19 @@ int p_equal(const poly *a, const poly *b);
  * divides go to the quotient, the rest is the remainder, which must be 0 or one atom whose
  * range is [0, d). Returns 0 when that does not hold. */
 int p_divmod(const atoms *A, const poly *p, const poly *d, poly *q, poly *r);
+
+/* p with atom a replaced by q everywhere (p's terms may hold a at most once). */
+void p_subst(poly *p, int a, const poly *q);
+/* A monomial m with p == m * s (m's coefficient positive or negative), found by dividing a
+ * term of p by s's first term. Returns 0 when there is none. */
+int p_ratio(const poly *p, const poly *s, poly *m);
+/* q with a == q * b, by long division (graded order of the terms); 0 when b does not
+ * divide a exactly. */
+int p_div_exact(const poly *a, const poly *b, poly *q);
+/* num / den as integer division: the exact quotient when den is a constant that divides
+ * every coefficient, else an atom "q:(num) / (den)" that stands for the quotient (two
+ * quotients of equal polynomials are the same atom). */
+void p_quot(atoms *A, arena *a, const poly *num, const poly *den, poly *out);
 
 /* Splits p into a * q + r, q and r free of atom a. Returns 0 when a term holds a more than
  * once. */

@@ -1,0 +1,1565 @@
+/*
+ * conv_cudnn.c: a naive direct convolution kernel becomes one cuDNN forward convolution.
+ * The references compute y = conv(x, w) (+ b) in NCHW (NCL, NCDHW) with one thread per
+ * output element and loops over the input channels and the kernel window:
+ *
+ *   idx = blockIdx.x * blockDim.x + threadIdx.x;  if (idx >= total) return;
+ *   ow = idx % Wo;  oh = idx / Wo % Ho;  co = idx / (Wo * Ho) % Cout;  n = idx / (Wo * Ho * Cout);
+ *   float acc = b[co];
+ *   for (ci...) for (kh...) { ih = oh * S - P + kh * D;  if (ih < 0 || ih >= H) continue;
+ *                             for (kw...) { ...;  acc += x[((n * Cin + ci) * H + ih) * W + iw] * w[...]; } }
+ *   y[idx] = acc;
+ *
+ * (the output's coordinates from a flat index, a grid-stride loop, a 2-D grid with the
+ * batch and channel in blockIdx.z, or one per grid dimension; the division chain written
+ * with `r /= Wo`; pointer locals `xp = x + ...`; the window's bounds as `continue` or as an
+ * `if` around the update), 5x to 50x slower than cuDNN on the H200. The pass replaces the
+ * launch with `if (!site(...)) <the launch>`: a host function that runs the same
+ * convolution through cuDNN (kf_cudnn_conv_forward, emitted once per file), falling back to
+ * the reference kernel when cuDNN cannot run it. FP32 stays FP32: the convolution's math
+ * type is CUDNN_FMA_MATH (no TF32). The algorithm is the `algo`-th of cuDNN's heuristic
+ * ranking (the runner measures them); a deterministic entry takes deterministic ones only.
+ *
+ * Legal when (proven on the model with the index algebra of poly.h; else -R says why):
+ *   - the kernel is lifted, uses no shared memory, barrier, atomic or warp function, writes
+ *     only y, and y is no operand; its integer template parameters are literals at the
+ *     launch;
+ *   - its body is index declarations (reassignments by `/=` and `%=` allowed), a guard that
+ *     bounds the thread's coordinates, the accumulator's declaration (0 or b[co]), one
+ *     nest of loops from 0 by 1 holding index declarations, pointer locals, float locals
+ *     that load, window guards and one `acc += x[..] * w[..]`, then one store y[iy] = acc
+ *     (or acc + b[co]);
+ *   - every division and remainder of a thread coordinate is a digit of a mixed-radix
+ *     decoding whose radices divide one another, so that the coordinate is the sum of its
+ *     digits times their places (what the reference's own decoding means);
+ *   - with those digits, the loop variables and the entry's scalars as atoms: iy is dense
+ *     over r = 2 + (1, 2 or 3) digits (n, co, o_1.. o_s: each's place the product of the
+ *     inner ones' ranges), the outermost's range the batch of x; x's index is
+ *     ((n * C + c) * X_1 + i_1) ... with c the channel loop's variable (standard) or co
+ *     (depthwise, w's second extent 1), i_d = S_d * o_d + D_d * k_d - P_d, S_d and D_d
+ *     positive integers, k_d the loop over w's extent d; w's index ((co * C' + ci) * K_1 +
+ *     k_1) ...; the window guards are exactly 0 <= i_d and i_d < X_d (both, or P_d = 0 and
+ *     no upper guard); each o_d ranges over (X_d + 2 P_d - D_d (K_d - 1) - 1) / S_d + 1,
+ *     cuDNN's output extent; x and w are the entry's annotated buffers (their extents are
+ *     the shapes cuDNN is given), the loops' extents theirs.
+ * The threads of the reference cover y, as its own verification shows (the same
+ * assumption as gemm-cublas). The sum's order differs: the result differs by rounding,
+ * which the entry's tolerance covers and the verifier checks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/expr.h"
+#include "../lib/pointwise.h"
+#include "pass.h"
+#include "poly.h"
+#include "reduce.h"
+
+enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32 };
+
+/* What an atom stands for. */
+enum { A_UNIFORM, A_SOURCE, A_DIGIT, A_LOOP, A_LEAF };
+
+/* A product kept as its factors, so that places can be compared for divisibility: an
+ * integer and polynomials (a monomial's atoms each one factor), the polynomials kept once
+ * in the pass's pool and named by their index there. */
+typedef struct fprod {
+  int64_t coef;
+  short f[MAX_FACT];
+  int n;
+  int bad;
+} fprod;
+
+/* (src / place) % radix, or src / place when top. */
+typedef struct digit {
+  int src, atom, top;
+  fprod place, radix;
+} digit;
+
+/* keep the term iff d >= 0 */
+typedef struct cond {
+  poly d;
+} cond;
+
+typedef struct conv {
+  const kmodel *m;
+  const kentry *e;
+  const kstep *st;
+  const kkernel *k;
+  atoms A;
+  int kind[MAX_ATOMS];
+  poly ub[MAX_ATOMS];           /* A.ub points here */
+  pctx pc;
+  const char *tname[MAX_TPARAMS];
+  long long tval[MAX_TPARAMS];
+  int nt;
+  poly *val;                    /* per kernel variable: its value (int locals) */
+  unsigned char *has;           /* 1: int value; 2: pointer (param ptr_param, offset val) */
+  int *ptr_param;
+  int *fload;                   /* float locals holding a load: the load's param, else -1 */
+  poly *fidx;                   /* ... and its index */
+  digit dg[MAX_DIGITS];
+  int ndg;
+  poly fpool[MAX_POOL];         /* the factors of products */
+  int nfpool;
+  int loop_atom[MAX_LOOPS];
+  int nloops;
+  cond cd[MAX_CONDS];
+  int ncd;
+  int acc;
+  const kexpr *init;
+  int term_seen;
+  int ta, tb;                   /* the term's two loads: params */
+  poly ia, ib;
+  const kstmt *store;
+  poly iy;
+  const kexpr *bias;            /* b[co] (the init or in the store) */
+  poly ibias;
+  /* the result */
+  int nsp, depthwise;
+  int xparam, wparam;
+  long long pad[MAX_SP], stride[MAX_SP], dil[MAX_SP];
+  const char *why;
+} conv;
+
+/* ---- products of factors ---- */
+
+static void fp_one(fprod *f) {
+  memset(f, 0, sizeof *f);
+  f->coef = 1;
+}
+
+static void fp_factor(conv *c, fprod *f, const poly *p) {
+  int i = 0;
+  while (i < c->nfpool && !p_equal(&c->fpool[i], p))
+    i++;
+  if (i == MAX_POOL || f->n == MAX_FACT) {
+    f->bad = 1;
+    return;
+  }
+  if (i == c->nfpool)
+    c->fpool[c->nfpool++] = *p;
+  f->f[f->n++] = (short)i;
+}
+
+static void fp_add_poly(conv *c, fprod *f, const poly *p) {
+  if (p->bad || p->n == 0) {
+    f->bad = 1;
+    return;
+  }
+  if (p->n > 1) {
+    fp_factor(c, f, p);
+    return;
+  }
+  f->coef *= p->t[0].coef; /* a monomial: its coefficient and atoms */
+  for (int i = 0; i < p->t[0].n; i++) {
+    poly a;
+    p_atom(&a, p->t[0].atom[i]);
+    fp_factor(c, f, &a);
+  }
+}
+
+static void fp_poly(const conv *c, const fprod *f, poly *out) {
+  p_const(out, f->coef);
+  for (int i = 0; i < f->n; i++)
+    p_mul(out, out, &c->fpool[f->f[i]]);
+  out->bad |= f->bad;
+}
+
+/* b = a * r for a product r; fills r. */
+static int fp_divides(const fprod *a, const fprod *b, fprod *r) {
+  if (a->bad || b->bad || a->coef == 0 || b->coef % a->coef)
+    return 0;
+  fp_one(r);
+  r->coef = b->coef / a->coef;
+  int used[MAX_FACT] = {0};
+  for (int i = 0; i < a->n; i++) {
+    int found = 0;
+    for (int j = 0; j < b->n && !found; j++)
+      if (!used[j] && a->f[i] == b->f[j])
+        used[j] = found = 1;
+    if (!found)
+      return 0;
+  }
+  for (int j = 0; j < b->n; j++)
+    if (!used[j])
+      r->f[r->n++] = b->f[j];
+  return 1;
+}
+
+static int fp_equal(const fprod *a, const fprod *b) {
+  fprod r;
+  return fp_divides(a, b, &r) && r.coef == 1 && r.n == 0;
+}
+
+static void fp_mul(const fprod *a, const fprod *b, fprod *out) {
+  *out = *a;
+  out->coef *= b->coef;
+  out->bad |= b->bad;
+  for (int i = 0; i < b->n; i++) {
+    if (out->n == MAX_FACT) {
+      out->bad = 1;
+      return;
+    }
+    out->f[out->n++] = b->f[i];
+  }
+}
+
+/* ---- evaluating the kernel's integer expressions ---- */
+
+static int new_atom(conv *c, const char *key, int kind) {
+  int a = atom_id(&c->A, key);
+  if (a >= 0 && c->A.ub[a] == NULL) {
+    c->kind[a] = kind;
+    c->ub[a].bad = 1; /* unknown until set */
+  }
+  return a;
+}
+
+static void set_ub(conv *c, int a, const poly *ub) {
+  c->ub[a] = *ub;
+  c->A.ub[a] = &c->ub[a];
+}
+
+static int has_ub(const conv *c, int a) { return c->A.ub[a] && !c->ub[a].bad; }
+
+/* Whether p holds only uniform atoms (the entry's scalars, quotients of them). */
+static int uniform(const conv *c, const poly *p) {
+  if (p->bad)
+    return 0;
+  for (int i = 0; i < c->A.n; i++)
+    if (c->kind[i] != A_UNIFORM && p_has(p, i))
+      return 0;
+  return 1;
+}
+
+static int is_atom(const poly *p, int *a) {
+  if (p->bad || p->n != 1 || p->t[0].coef != 1 || p->t[0].n != 1)
+    return 0;
+  *a = p->t[0].atom[0];
+  return 1;
+}
+
+static void ev(conv *c, const kexpr *e, poly *out);
+
+/* The factors of a divisor, through multiplications and single-definition locals. */
+static void factors(conv *c, const kexpr *e, fprod *f, int depth) {
+  e = kx_strip(e);
+  if (e && e->kind == KE_BINARY && e->op == KO_MUL && depth < 16) {
+    factors(c, e->a, f, depth + 1);
+    factors(c, e->b, f, depth + 1);
+    return;
+  }
+  if (e && e->kind == KE_VAR && depth < 16) {
+    const kvar *v = &c->k->vars[e->var];
+    if (v->kind == KV_LOCAL && !v->nassign && v->init) {
+      factors(c, v->init, f, depth + 1);
+      return;
+    }
+  }
+  poly p;
+  ev(c, e, &p);
+  if (!uniform(c, &p))
+    f->bad = 1;
+  else
+    fp_add_poly(c, f, &p);
+}
+
+/* The digit (src / place) % radix (top: no radix), made when new. */
+static int digit_atom(conv *c, int src, const fprod *place, const fprod *radix, int top) {
+  for (int i = 0; i < c->ndg; i++)
+    if (c->dg[i].src == src && c->dg[i].top == top && fp_equal(&c->dg[i].place, place) &&
+        (top || fp_equal(&c->dg[i].radix, radix)))
+      return c->dg[i].atom;
+  if (c->ndg == MAX_DIGITS)
+    return -1;
+  int a = new_atom(c, arena_printf(c->m->arena, "d:%d", c->ndg), A_DIGIT);
+  if (a < 0)
+    return -1;
+  digit *d = &c->dg[c->ndg++];
+  d->src = src;
+  d->atom = a;
+  d->top = top;
+  d->place = *place;
+  if (!top) {
+    d->radix = *radix;
+    poly r;
+    fp_poly(c, radix, &r);
+    set_ub(c, a, &r);
+  }
+  return a;
+}
+
+/* a / div or a % div (op). */
+static void divmod(conv *c, const poly *a, const kexpr *div, int op, poly *out) {
+  int x;
+  fprod f, place;
+  fp_one(&f);
+  factors(c, div, &f, 0);
+  memset(out, 0, sizeof *out);
+  out->bad = 1;
+  if (f.bad || !is_atom(a, &x))
+    return;
+  fp_one(&place);
+  int src = x;
+  if (c->kind[x] == A_DIGIT) {
+    const digit *d = NULL;
+    for (int i = 0; i < c->ndg; i++)
+      if (c->dg[i].atom == x)
+        d = &c->dg[i];
+    if (!d || !d->top)
+      return;
+    src = d->src;
+    place = d->place;
+  } else if (c->kind[x] != A_SOURCE) {
+    return;
+  }
+  int r;
+  if (op == KO_DIV) {
+    fprod p2;
+    fp_mul(&place, &f, &p2);
+    r = digit_atom(c, src, &p2, NULL, 1);
+  } else {
+    r = digit_atom(c, src, &place, &f, 0);
+  }
+  p_atom(out, r);
+}
+
+static int is_builtin(const kexpr *e, kbuiltin b) {
+  e = kx_strip(e);
+  return e && e->kind == KE_BUILTIN && e->builtin == b;
+}
+
+/* blockIdx.y * X + threadIdx.y (y: or .x; X the block's extent, as the reference spells
+ * it) */
+static int is_linear(const kexpr *e, int y) {
+  e = kx_strip(e);
+  if (!e || e->kind != KE_BINARY || e->op != KO_ADD)
+    return 0;
+  kbuiltin tid = y ? KB_TID_Y : KB_TID_X, bid = y ? KB_BID_Y : KB_BID_X;
+  const kexpr *m = is_builtin(e->b, tid) ? kx_strip(e->a) : is_builtin(e->a, tid) ? kx_strip(e->b) : NULL;
+  return m && m->kind == KE_BINARY && m->op == KO_MUL && (is_builtin(m->a, bid) || is_builtin(m->b, bid));
+}
+
+static int source(conv *c, const char *key) { return new_atom(c, key, A_SOURCE); }
+
+static void ev(conv *c, const kexpr *e, poly *out) {
+  memset(out, 0, sizeof *out);
+  e = kx_strip(e);
+  if (!e) {
+    out->bad = 1;
+    return;
+  }
+  if (is_linear(e, 0)) {
+    p_atom(out, source(c, "t"));
+    return;
+  }
+  if (is_linear(e, 1)) {
+    p_atom(out, source(c, "u"));
+    return;
+  }
+  poly a, b;
+  switch (e->kind) {
+  case KE_INT: p_const(out, e->ival); return;
+  case KE_CONST:
+    for (int i = 0; i < c->nt; i++)
+      if (!strcmp(c->tname[i], e->text)) {
+        p_const(out, c->tval[i]);
+        return;
+      }
+    p_const(out, e->ival);
+    return;
+  case KE_PARAM:
+    if (c->k->params[e->param].is_pointer)
+      break;
+    kpoly(&c->pc, e, out);
+    return;
+  case KE_VAR:
+    if (c->has[e->var] == 1) {
+      *out = c->val[e->var];
+      return;
+    }
+    break;
+  case KE_BUILTIN:
+    if ((e->builtin == KB_BID_Y && c->st->grid_y) || (e->builtin == KB_BID_Z && c->st->grid_z)) {
+      int s = source(c, e->builtin == KB_BID_Y ? "blockIdx.y" : "blockIdx.z");
+      if (s >= 0 && !has_ub(c, s)) {
+        xpoly(&c->pc, e->builtin == KB_BID_Y ? c->st->grid_y : c->st->grid_z, &a);
+        set_ub(c, s, &a);
+      }
+      p_atom(out, s);
+      return;
+    }
+    if ((e->builtin == KB_GDIM_Y && c->st->grid_y) || (e->builtin == KB_GDIM_Z && c->st->grid_z)) {
+      xpoly(&c->pc, e->builtin == KB_GDIM_Y ? c->st->grid_y : c->st->grid_z, out);
+      return;
+    }
+    break;
+  case KE_UNARY:
+    if (e->op == KO_NEG || e->op == KO_PLUS) {
+      ev(c, e->a, &a);
+      p_const(&b, 0);
+      p_add(out, &b, &a, e->op == KO_NEG ? -1 : 1);
+      return;
+    }
+    break;
+  case KE_BINARY:
+    if (e->op == KO_ADD || e->op == KO_SUB || e->op == KO_MUL) {
+      ev(c, e->a, &a);
+      ev(c, e->b, &b);
+      if (e->op == KO_MUL)
+        p_mul(out, &a, &b);
+      else
+        p_add(out, &a, &b, e->op == KO_SUB ? -1 : 1);
+      return;
+    }
+    if (e->op == KO_DIV || e->op == KO_MOD) {
+      ev(c, e->a, &a);
+      divmod(c, &a, e->b, e->op, out);
+      return;
+    }
+    break;
+  default: break;
+  }
+  out->bad = 1;
+}
+
+/* ---- the kernel's statements ---- */
+
+static int is_float_local(const conv *c, int var) {
+  const kvar *v = &c->k->vars[var];
+  return v->kind == KV_LOCAL && v->type == KT_F32 && !strchr(v->type_spelling, '*');
+}
+
+static int is_pointer_local(const conv *c, int var) {
+  const kvar *v = &c->k->vars[var];
+  return v->kind == KV_LOCAL && v->type_spelling && strchr(v->type_spelling, '*');
+}
+
+static int is_int_local(const conv *c, int var) {
+  const kvar *v = &c->k->vars[var];
+  return (v->kind == KV_LOCAL || v->kind == KV_LOOP) && ktype_is_int(v->type) && !strchr(v->type_spelling, '*');
+}
+
+/* A pointer expression: a pointer parameter or local plus an integer. */
+static int pointer_value(conv *c, const kexpr *e, int *param, poly *off) {
+  e = kx_strip(e);
+  if (!e)
+    return 0;
+  if (e->kind == KE_PARAM && c->k->params[e->param].is_pointer) {
+    *param = e->param;
+    p_const(off, 0);
+    return 1;
+  }
+  if (e->kind == KE_ADDR && e->param >= 0 && e->var < 0) { /* &x[i] */
+    *param = e->param;
+    ev(c, e->a, off);
+    return !off->bad;
+  }
+  if (e->kind == KE_VAR && c->has[e->var] == 2) {
+    *param = c->ptr_param[e->var];
+    *off = c->val[e->var];
+    return 1;
+  }
+  if (e->kind == KE_BINARY && e->op == KO_ADD) {
+    poly o;
+    const kexpr *p = e->a, *i = e->b;
+    if (!pointer_value(c, p, param, off)) {
+      p = e->b;
+      i = e->a;
+      if (!pointer_value(c, p, param, off))
+        return 0;
+    }
+    ev(c, i, &o);
+    p_add(off, off, &o, 1);
+    return !off->bad;
+  }
+  return 0;
+}
+
+/* A float load (through a pointer local or not, or a float local holding one): its
+ * parameter and index. */
+static int load_of(conv *c, const kexpr *e, int *param, poly *idx) {
+  while (e && e->kind == KE_CAST && e->type == KT_F32)
+    e = e->a;
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR && c->fload[e->var] >= 0) {
+    *param = c->fload[e->var];
+    *idx = c->fidx[e->var];
+    return 1;
+  }
+  if (e->kind != KE_LOAD || e->param < 0 || c->k->params[e->param].type != KT_F32)
+    return 0;
+  const kaccess *ac = &c->k->accesses[e->access];
+  ev(c, e->a, idx);
+  *param = e->param;
+  if (ac->var >= 0 && c->has[ac->var] == 2) {
+    *param = c->ptr_param[ac->var];
+    p_add(idx, &c->val[ac->var], idx, 1);
+  } else if (ac->var >= 0) {
+    return 0;
+  }
+  return !idx->bad;
+}
+
+static const char *declare(conv *c, const kstmt *s) {
+  int v = s->var;
+  if (!s->value)
+    return "declares a local without a value";
+  if (is_pointer_local(c, v)) {
+    if (c->k->vars[v].nassign || !pointer_value(c, s->value, &c->ptr_param[v], &c->val[v]))
+      return "has a pointer local kfuse does not follow";
+    c->has[v] = 2;
+    return NULL;
+  }
+  if (is_float_local(c, v)) {
+    if (c->k->vars[v].nassign)
+      return "reassigns a float local";
+    if (!load_of(c, s->value, &c->fload[v], &c->fidx[v]))
+      return "has a float local that is no load";
+    return NULL;
+  }
+  if (!is_int_local(c, v))
+    return "has a local of a type kfuse does not follow";
+  ev(c, s->value, &c->val[v]);
+  c->has[v] = !c->val[v].bad; /* (one it cannot read fails where it is used) */
+  return NULL;
+}
+
+/* The comparisons of cond as conditions to keep going: `negate` for a condition that
+ * skips (continue, return), whose disjunction is negated. */
+static const char *conditions(conv *c, const kexpr *e, int negate, cond *out, int *n) {
+  e = kx_strip(e);
+  if (!e || e->kind != KE_BINARY)
+    return "has a condition kfuse does not read";
+  if (e->op == (negate ? KO_LOR : KO_LAND)) {
+    const char *why = conditions(c, e->a, negate, out, n);
+    return why ? why : conditions(c, e->b, negate, out, n);
+  }
+  int op = e->op;
+  if (negate) /* not (a op b) */
+    op = op == KO_LT ? KO_GE : op == KO_GE ? KO_LT : op == KO_GT ? KO_LE : op == KO_LE ? KO_GT : -1;
+  if (op != KO_LT && op != KO_GE && op != KO_GT && op != KO_LE)
+    return "has a condition that is no comparison";
+  if (*n == MAX_CONDS)
+    return "has too many conditions";
+  poly a, b, one;
+  ev(c, e->a, &a);
+  ev(c, e->b, &b);
+  p_const(&one, 1);
+  cond *d = &out[(*n)++];
+  /* as d >= 0 */
+  if (op == KO_GE)
+    p_add(&d->d, &a, &b, -1);
+  else if (op == KO_LE)
+    p_add(&d->d, &b, &a, -1);
+  else if (op == KO_GT)
+    p_add(&d->d, &a, &b, -1), p_add(&d->d, &d->d, &one, -1);
+  else
+    p_add(&d->d, &b, &a, -1), p_add(&d->d, &d->d, &one, -1);
+  return d->d.bad ? "has a condition kfuse cannot read" : NULL;
+}
+
+/* The thread guard: each condition bounds a source, src < bound. */
+static const char *guard(conv *c, const kexpr *cond_e, int negate) {
+  cond g[MAX_CONDS];
+  int n = 0;
+  const char *why = conditions(c, cond_e, negate, g, &n);
+  if (why)
+    return why;
+  for (int i = 0; i < n; i++) {
+    /* d = bound - 1 - src: the one atom that is a source with coefficient -1 */
+    int s = -1;
+    for (int a = 0; a < c->A.n; a++)
+      if (c->kind[a] != A_UNIFORM && p_has(&g[i].d, a)) {
+        if (s >= 0 || c->kind[a] != A_SOURCE)
+          return "has a guard on other than its thread's coordinates";
+        s = a;
+      }
+    poly q, r, one;
+    if (s < 0 || !p_coef(&g[i].d, s, &q, &r) || q.n != 1 || q.t[0].n || q.t[0].coef != -1 || !uniform(c, &r))
+      return "has a guard that is no upper bound of a coordinate";
+    p_const(&one, 1);
+    p_add(&r, &r, &one, 1);
+    if (has_ub(c, s) && !p_equal(&c->ub[s], &r))
+      return "bounds a coordinate twice";
+    set_ub(c, s, &r);
+  }
+  return NULL;
+}
+
+static int is_acc(const conv *c, const kexpr *e) { return kx_is_var(e, c->acc); }
+
+/* acc += x * w, or acc = acc + x * w */
+static const char *update(conv *c, const kstmt *s) {
+  const kexpr *t;
+  if (s->kind != KST_ASSIGN || s->var != c->acc || s->member)
+    return "updates something else than its sum";
+  if (s->op == KO_ADD)
+    t = s->value;
+  else if (s->op == -1 && s->value && kx_strip(s->value)->kind == KE_BINARY && kx_strip(s->value)->op == KO_ADD &&
+           is_acc(c, kx_strip(s->value)->a))
+    t = kx_strip(s->value)->b;
+  else
+    return "updates its sum by other than an addition";
+  while (t && t->kind == KE_CAST && t->type == KT_F32)
+    t = t->a;
+  if (c->term_seen)
+    return "updates its sum twice";
+  if (!t || t->kind != KE_BINARY || t->op != KO_MUL || !load_of(c, t->a, &c->ta, &c->ia) ||
+      !load_of(c, t->b, &c->tb, &c->ib))
+    return "sums no product of two float loads";
+  c->term_seen = 1;
+  return NULL;
+}
+
+/* The sum's initial value (init) or the stored value: 0 or a bias load, the sum or the sum
+ * plus a bias load. */
+static const char *bias(conv *c, const kexpr *v, int init) {
+  while (v && v->kind == KE_CAST && v->type == KT_F32)
+    v = v->a;
+  const kexpr *b = NULL;
+  if (init) {
+    if ((v->kind == KE_INT && v->ival == 0) || (v->kind == KE_FLT && v->fval == 0))
+      return NULL;
+    b = v;
+  } else if (v && v->kind == KE_BINARY && v->op == KO_ADD && (is_acc(c, v->a) || is_acc(c, v->b))) {
+    b = is_acc(c, v->a) ? v->b : v->a;
+  } else if (!is_acc(c, v)) {
+    return "stores another function of its sum than the sum or the sum plus a bias";
+  }
+  if (!b)
+    return NULL;
+  while (b && b->kind == KE_CAST && b->type == KT_F32)
+    b = b->a;
+  if (c->bias)
+    return "adds two biases";
+  int bp;
+  if (!b || b->kind != KE_LOAD || !load_of(c, b, &bp, &c->ibias) || bp != b->param)
+    return init ? "does not start its sum from 0 or from a bias" : "adds other than a bias load";
+  c->bias = b;
+  return NULL;
+}
+
+/* The statements of a loop nest's body (the nest's first loop included). */
+static const char *nest(conv *c, const kstmt *s) {
+  if (!s)
+    return NULL;
+  switch (s->kind) {
+  case KST_BLOCK:
+    for (int i = 0; i < s->nbody; i++) {
+      const char *why = nest(c, s->body[i]);
+      if (why)
+        return why;
+    }
+    return NULL;
+  case KST_DECL: return declare(c, s);
+  case KST_FOR: {
+    const kexpr *lo = kx_strip(s->lo), *step = kx_strip(s->stride);
+    if (s->loop_var < 0 || !lo || lo->kind != KE_INT || lo->ival || !step || step->kind != KE_INT || step->ival != 1 ||
+        s->hi_inclusive)
+      return "has a loop that does not count from 0 by 1";
+    if (c->nloops == MAX_LOOPS || kst_assigns(s->then, s->loop_var))
+      return "has too many loops";
+    poly hi;
+    ev(c, s->hi, &hi);
+    if (!uniform(c, &hi))
+      return "has a loop whose extent depends on the thread";
+    int a = new_atom(c, arena_printf(c->m->arena, "l:%s", c->k->vars[s->loop_var].name), A_LOOP);
+    if (a < 0)
+      return "has indices with more names than kfuse follows";
+    set_ub(c, a, &hi);
+    c->loop_atom[c->nloops++] = a;
+    p_atom(&c->val[s->loop_var], a);
+    c->has[s->loop_var] = 1;
+    return nest(c, s->then);
+  }
+  case KST_IF:
+    if (s->orelse)
+      return "has an if with an else";
+    if (s->then && s->then->kind == KST_CONTINUE) {
+      if (c->term_seen)
+        return "skips after its update";
+      return conditions(c, s->cond, 1, c->cd, &c->ncd);
+    }
+    {
+      const kstmt *body[4];
+      int n = 0;
+      kst_flatten(s->then, body, &n, 4);
+      if (n != 1 || body[0]->kind != KST_ASSIGN)
+        return "has an if around other than its update";
+      const char *why = conditions(c, s->cond, 0, c->cd, &c->ncd);
+      return why ? why : update(c, body[0]);
+    }
+  case KST_ASSIGN: return update(c, s);
+  default: return "has a statement in its loops other than declarations, guards and its update";
+  }
+}
+
+/* `for (i = linear; i < total; i += gridDim.x * blockDim.x)` */
+static int grid_stride(conv *c, const kstmt *s) {
+  if (s->kind != KST_FOR || s->loop_var < 0 || s->hi_inclusive || !pw_is_linear(s->lo, c->st->block_threads))
+    return 0;
+  const kexpr *st = kx_strip(kx_resolve(c->k, kx_strip(s->stride), -1));
+  if (!st || st->kind != KE_BINARY || st->op != KO_MUL)
+    return 0;
+  int g = is_builtin(st->a, KB_GDIM_X) || is_builtin(st->b, KB_GDIM_X);
+  int b = is_builtin(st->a, KB_BDIM_X) || is_builtin(st->b, KB_BDIM_X);
+  return g && b;
+}
+
+/* The top level: index declarations, the guard, the accumulator, the nest, the store.
+ * Returns why not. */
+static const char *body(conv *c, const kstmt *s) {
+  const kstmt *v[RED_MAX_TOP];
+  int n = 0;
+  kst_flatten(s, v, &n, RED_MAX_TOP);
+  if (n > RED_MAX_TOP)
+    return "has too many statements";
+  for (int i = 0; i < n; i++) {
+    const kstmt *x = v[i];
+    const char *why = NULL;
+    int last = i == n - 1;
+    switch (x->kind) {
+    case KST_DECL:
+      if (is_float_local(c, x->var) && c->acc < 0 && x->value) {
+        c->acc = x->var;
+        c->init = x->value;
+        if (c->k->vars[x->var].nassign == 0)
+          return "declares a float that it does not sum into";
+        why = bias(c, x->value, 1);
+        break;
+      }
+      why = declare(c, x);
+      break;
+    case KST_ASSIGN:
+      if (!is_int_local(c, x->var) || c->has[x->var] != 1 || x->member)
+        return "assigns other than an index";
+      if (x->op == KO_DIV || x->op == KO_MOD) { /* r /= Wo */
+        poly r;
+        divmod(c, &c->val[x->var], x->value, x->op, &r);
+        c->val[x->var] = r;
+      } else if (x->op == -1) {
+        ev(c, x->value, &c->val[x->var]);
+      } else {
+        return "updates an index other than by /= or %=";
+      }
+      if (c->val[x->var].bad)
+        return "has an index kfuse cannot read";
+      break;
+    case KST_IF:
+      if (x->orelse)
+        return "has an if with an else";
+      if (x->then && x->then->kind == KST_RETURN && !x->then->value) {
+        why = guard(c, x->cond, 1);
+      } else if (last) {
+        why = guard(c, x->cond, 0);
+        if (!why)
+          return body(c, x->then);
+      } else {
+        return "has an if that is no guard";
+      }
+      break;
+    case KST_FOR:
+      if (c->acc < 0 && last && grid_stride(c, x)) {
+        int t = source(c, "t");
+        poly total;
+        ev(c, x->hi, &total);
+        if (t < 0 || !uniform(c, &total))
+          return "has a grid-stride loop whose bound kfuse cannot read";
+        set_ub(c, t, &total);
+        p_atom(&c->val[x->loop_var], t);
+        c->has[x->loop_var] = 1;
+        return body(c, x->then);
+      }
+      if (c->acc < 0)
+        return "loops before it declares its sum";
+      if (c->nloops)
+        return "has two loop nests";
+      why = nest(c, x);
+      if (!why && !c->term_seen)
+        return "has no update of its sum";
+      break;
+    case KST_STORE:
+      if (!c->term_seen || c->store || x->param < 0 || x->op != -1)
+        return "has a store other than one of its sum, after its loops";
+      c->store = x;
+      if ((why = bias(c, x->value, 0)))
+        return why;
+      ev(c, x->index, &c->iy);
+      if (c->iy.bad)
+        return "stores at an index kfuse cannot read";
+      break;
+    default: return "has a statement kfuse does not follow";
+    }
+    if (why)
+      return why;
+  }
+  return NULL;
+}
+
+/* ---- the digits as one mixed-radix number per source ---- */
+
+/* Replaces every digit and every decoded source by leaves: the digits between consecutive
+ * places of one source. */
+static const char *normalize(conv *c, poly **ps, int nps) {
+  for (int s = 0; s < c->A.n; s++) {
+    if (c->kind[s] != A_SOURCE)
+      continue;
+    fprod cut[MAX_DIGITS + 2];
+    int ncut = 1;
+    fp_one(&cut[0]);
+    for (int i = 0; i < c->ndg; i++) {
+      if (c->dg[i].src != s)
+        continue;
+      fprod end;
+      const fprod *add[2] = {&c->dg[i].place, NULL};
+      if (!c->dg[i].top) {
+        fp_mul(&c->dg[i].place, &c->dg[i].radix, &end);
+        add[1] = &end;
+      }
+      for (int j = 0; j < 2 && add[j]; j++) {
+        int dup = 0;
+        for (int q = 0; q < ncut; q++)
+          dup |= fp_equal(&cut[q], add[j]);
+        if (!dup && ncut == MAX_DIGITS + 2)
+          return "decodes a coordinate in too many digits";
+        if (!dup)
+          cut[ncut++] = *add[j];
+      }
+    }
+    if (ncut == 1)
+      continue; /* not decoded: a coordinate itself */
+    /* order by divisibility (each place divides the next) */
+    for (int i = 1; i < ncut; i++)
+      for (int j = i; j > 0; j--) {
+        fprod r;
+        if (fp_divides(&cut[j - 1], &cut[j], &r))
+          break;
+        if (!fp_divides(&cut[j], &cut[j - 1], &r))
+          return "decodes a coordinate by divisors that do not divide one another";
+        fprod t = cut[j];
+        cut[j] = cut[j - 1];
+        cut[j - 1] = t;
+      }
+    /* the leaves */
+    int leaf[MAX_DIGITS + 2];
+    poly place[MAX_DIGITS + 2];
+    for (int i = 0; i < ncut; i++) {
+      leaf[i] = new_atom(c, arena_printf(c->m->arena, "o:%s.%d", c->A.key[s], i), A_LEAF);
+      if (leaf[i] < 0)
+        return "has indices with more names than kfuse follows";
+      fp_poly(c, &cut[i], &place[i]);
+      if (i + 1 < ncut) {
+        fprod r;
+        poly rp;
+        fp_divides(&cut[i], &cut[i + 1], &r);
+        fp_poly(c, &r, &rp);
+        set_ub(c, leaf[i], &rp);
+      } else if (has_ub(c, s)) {
+        /* the top: its range is the source's bound over its place, when exact */
+        poly q;
+        if (p_div_exact(&c->ub[s], &place[i], &q) && uniform(c, &q))
+          set_ub(c, leaf[i], &q);
+        else {
+          c->ub[leaf[i]] = c->ub[s]; /* compared later as place * range */
+          c->ub[leaf[i]].bad = 1;
+        }
+      }
+    }
+    /* each digit as leaves; then the source */
+    for (int i = 0; i < c->ndg; i++) {
+      const digit *d = &c->dg[i];
+      if (d->src != s)
+        continue;
+      int from = -1, to = ncut;
+      fprod end;
+      if (!d->top)
+        fp_mul(&d->place, &d->radix, &end);
+      for (int q = 0; q < ncut; q++) {
+        if (fp_equal(&cut[q], &d->place))
+          from = q;
+        if (!d->top && fp_equal(&cut[q], &end))
+          to = q;
+      }
+      poly sum;
+      p_const(&sum, 0);
+      for (int q = from; q < to; q++) {
+        fprod r;
+        poly rp, lp, t;
+        fp_divides(&d->place, &cut[q], &r);
+        fp_poly(c, &r, &rp);
+        p_atom(&lp, leaf[q]);
+        p_mul(&t, &lp, &rp);
+        p_add(&sum, &sum, &t, 1);
+      }
+      for (int j = 0; j < nps; j++)
+        p_subst(ps[j], d->atom, &sum);
+    }
+    poly sum;
+    p_const(&sum, 0);
+    for (int q = 0; q < ncut; q++) {
+      poly lp, t;
+      p_atom(&lp, leaf[q]);
+      p_mul(&t, &lp, &place[q]);
+      p_add(&sum, &sum, &t, 1);
+    }
+    for (int j = 0; j < nps; j++)
+      p_subst(ps[j], s, &sum);
+    c->kind[s] = A_UNIFORM + 100; /* decoded: no longer a coordinate */
+  }
+  for (int j = 0; j < nps; j++)
+    for (int i = 0; i < c->ndg; i++)
+      if (p_has(ps[j], c->dg[i].atom))
+        return "decodes a coordinate kfuse cannot follow";
+  return NULL;
+}
+
+/* ---- the convolution ---- */
+
+/* The extents of an entry buffer passed whole as argument `arg`, as polynomials; its
+ * dimension count, or -1. */
+static int extents(conv *c, int arg, poly *ext, int max) {
+  const karg *g = &c->st->args[arg];
+  if (g->ref != KREF_PARAM || g->offset)
+    return -1;
+  const kparam *p = &c->e->params[g->buffer];
+  if (p->ndim > max || p->elem != KT_F32)
+    return -1;
+  for (int i = 0; i < p->ndim; i++)
+    xpoly(&c->pc, p->extents[i], &ext[i]);
+  return p->ndim;
+}
+
+/* Row-major strides of extents ext[0..n). */
+static void strides(const poly *ext, int n, poly *s) {
+  p_const(&s[n - 1], 1);
+  for (int i = n - 2; i >= 0; i--)
+    p_mul(&s[i], &s[i + 1], &ext[i + 1]);
+}
+
+/* Splits index p over the coordinate atoms into coef * atom terms: atoms[], coefs[]; the
+ * rest (uniform) in *rest. Returns the count, or -1. */
+static int terms(const conv *c, const poly *p, int *at, poly *coef, int max, poly *rest) {
+  int n = 0;
+  *rest = *p;
+  for (int a = 0; a < c->A.n; a++) {
+    if (c->kind[a] != A_LOOP && c->kind[a] != A_LEAF && c->kind[a] != A_SOURCE)
+      continue;
+    if (!p_has(rest, a))
+      continue;
+    poly q, r;
+    if (n == max || !p_coef(rest, a, &q, &r) || !uniform(c, &q))
+      return -1;
+    at[n] = a;
+    coef[n++] = q;
+    *rest = r;
+  }
+  return uniform(c, rest) ? n : -1;
+}
+
+static int is_int_const(const poly *p, long long *v) {
+  if (p->bad || p->n > 1 || (p->n == 1 && p->t[0].n))
+    return 0;
+  *v = p->n ? p->t[0].coef : 0;
+  return 1;
+}
+
+static const char *check(conv *c) {
+  enum { R = MAX_SP + 2 };
+  /* y: dense over r coordinates, each's place the product of the inner ones' ranges */
+  int ya[R + 1], r;
+  poly yc[R + 1], rest;
+  r = terms(c, &c->iy, ya, yc, R + 1, &rest);
+  if (r < 3 || r > R || rest.n)
+    return "stores at no dense index of 3 to 5 coordinates";
+  int ord[R];
+  poly place;
+  p_const(&place, 1);
+  for (int d = 0; d < r; d++) {
+    ord[d] = -1;
+    for (int i = 0; i < r && ord[d] < 0; i++)
+      if (p_equal(&yc[i], &place))
+        ord[d] = i;
+    if (ord[d] < 0)
+      return "stores at no dense index of its coordinates";
+    if (d < r - 1) {
+      if (!has_ub(c, ya[ord[d]]))
+        return "has a coordinate whose range kfuse does not know";
+      p_mul(&place, &place, &c->ub[ya[ord[d]]]);
+    }
+  }
+  c->nsp = r - 2;
+  /* outer to inner: n, co, o_1 .. o_s */
+  int n_at = ya[ord[r - 1]], co = ya[ord[r - 2]], o[MAX_SP];
+  for (int d = 0; d < c->nsp; d++)
+    o[d] = ya[ord[c->nsp - 1 - d]];
+
+  /* which load is x: the one whose index holds n */
+  if (!p_has(&c->ia, n_at)) {
+    int t = c->ta;
+    c->ta = c->tb;
+    c->tb = t;
+    poly tp = c->ia;
+    c->ia = c->ib;
+    c->ib = tp;
+  }
+  c->xparam = c->ta;
+  c->wparam = c->tb;
+  poly X[R], W[R], sx[R], sw[R];
+  if (extents(c, c->xparam, X, R) != r || extents(c, c->wparam, W, R) != r)
+    return "reads an input or weight that is no annotated float buffer of the entry of the output's rank";
+  strides(X, r, sx);
+  strides(W, r, sw);
+  /* the batch: n's range is x's */
+  if (!has_ub(c, n_at) || !p_equal(&c->ub[n_at], &X[0]))
+    return "has a batch other than its input's";
+  /* x's index, dimension by dimension */
+  int xa[2 * R], nx;
+  poly xc[2 * R], xrest;
+  nx = terms(c, &c->ia, xa, xc, 2 * R, &xrest);
+  if (nx < 0)
+    return "reads its input at an index kfuse cannot read";
+  int chan_loop = -1, k_loop[MAX_SP];
+  poly atoms_d[R]; /* the coordinate part of each dimension's index */
+  for (int d = 0; d < r; d++)
+    p_const(&atoms_d[d], 0);
+  for (int d = 0; d < c->nsp; d++)
+    k_loop[d] = -1;
+  for (int i = 0; i < nx; i++) {
+    int dim = -1;
+    poly m;
+    /* the outermost dimension whose stride divides the coefficient (the batch only for n:
+     * an extent of 1 makes two strides equal) */
+    for (int d = xa[i] == n_at ? 0 : 1; d < r && dim < 0; d++)
+      if (p_ratio(&xc[i], &sx[d], &m))
+        dim = d;
+    long long mv;
+    if (dim < 0 || !is_int_const(&m, &mv) || mv <= 0)
+      return "reads its input at an index that is no window of its output";
+    poly t;
+    p_atom(&t, xa[i]);
+    p_mul(&t, &t, &m);
+    p_add(&atoms_d[dim], &atoms_d[dim], &t, 1);
+    if (dim == 0 && (xa[i] != n_at || mv != 1))
+      return "reads its input at another batch";
+    if (dim == 1) {
+      if (mv != 1 || (c->kind[xa[i]] != A_LOOP && xa[i] != co))
+        return "reads its input at a channel other than a loop's or the output's";
+      if (xa[i] == co)
+        c->depthwise = 1;
+      else
+        chan_loop = xa[i];
+    }
+    if (dim >= 2) {
+      int sd = dim - 2;
+      if (xa[i] == o[sd])
+        c->stride[sd] = mv;
+      else if (c->kind[xa[i]] == A_LOOP && k_loop[sd] < 0)
+        k_loop[sd] = xa[i], c->dil[sd] = mv;
+      else
+        return "reads its input at a spatial index that is no window of the output's";
+    }
+  }
+  if (c->depthwise == (chan_loop >= 0))
+    return "reads its input at no channel";
+  /* each spatial index: S * o + D * k - P; the offsets from the window guards */
+  int have_lo[MAX_SP] = {0}, have_hi[MAX_SP] = {0};
+  poly off_sum;
+  p_const(&off_sum, 0);
+  for (int d = 0; d < c->nsp; d++) {
+    if (!c->stride[d])
+      return "reads its input at a spatial index that does not move with the output";
+    if (k_loop[d] < 0)
+      c->dil[d] = 1;
+    c->pad[d] = 0;
+    for (int q = 0; q < c->ncd; q++) {
+      poly diff;
+      long long v;
+      p_add(&diff, &c->cd[q].d, &atoms_d[2 + d], -1);
+      if (is_int_const(&diff, &v) && v <= 0) {
+        if (have_lo[d] && -v != c->pad[d])
+          return "guards its window inconsistently";
+        have_lo[d] = 1;
+        c->pad[d] = -v;
+      }
+    }
+    poly off, t;
+    p_const(&off, -c->pad[d]);
+    p_mul(&t, &off, &sx[2 + d]);
+    p_add(&off_sum, &off_sum, &t, 1);
+    p_add(&atoms_d[2 + d], &atoms_d[2 + d], &off, 1); /* now the whole index */
+  }
+  if (!p_equal(&xrest, &off_sum))
+    return "reads its input at an offset that no padding explains";
+  /* every condition: a lower or upper bound of a spatial index */
+  for (int q = 0; q < c->ncd; q++) {
+    int ok = 0;
+    for (int d = 0; d < c->nsp && !ok; d++) {
+      poly hi, one;
+      p_const(&one, 1);
+      p_add(&hi, &X[2 + d], &one, -1);
+      p_add(&hi, &hi, &atoms_d[2 + d], -1); /* X_d - 1 - i_d */
+      if (p_equal(&c->cd[q].d, &atoms_d[2 + d]))
+        ok = have_lo[d] = 1;
+      else if (p_equal(&c->cd[q].d, &hi))
+        ok = have_hi[d] = 1;
+    }
+    if (!ok)
+      return "has a condition that is no bound of its window";
+  }
+  for (int d = 0; d < c->nsp; d++)
+    if (c->pad[d] && !(have_lo[d] && have_hi[d]))
+      return "pads its input without guarding both sides";
+  /* w: (co, ci, k_1..) over its extents */
+  {
+    poly want, t;
+    p_atom(&want, co);
+    p_mul(&want, &want, &sw[0]);
+    if (chan_loop >= 0) {
+      p_atom(&t, chan_loop);
+      p_mul(&t, &t, &sw[1]);
+      p_add(&want, &want, &t, 1);
+    }
+    for (int d = 0; d < c->nsp; d++)
+      if (k_loop[d] >= 0) {
+        p_atom(&t, k_loop[d]);
+        p_mul(&t, &t, &sw[2 + d]);
+        p_add(&want, &want, &t, 1);
+      }
+    if (!p_equal(&want, &c->ib))
+      return "reads its weight at no index of its output channel and window";
+  }
+  /* the loops: the channel loop and one per window extent (an extent of 1 needs none) */
+  int nused = (chan_loop >= 0);
+  if (chan_loop >= 0 && (!p_equal(&c->ub[chan_loop], &X[1]) || !p_equal(&W[1], &X[1])))
+    return "loops over other than its input's channels";
+  if (c->depthwise) {
+    poly one;
+    p_const(&one, 1);
+    if (!p_equal(&W[1], &one) || !p_equal(&W[0], &X[1]))
+      return "is depthwise with a channel multiplier";
+  }
+  if (!has_ub(c, co) || !p_equal(&c->ub[co], &W[0]))
+    return "has output channels other than its weight's";
+  for (int d = 0; d < c->nsp; d++) {
+    poly one;
+    p_const(&one, 1);
+    if (k_loop[d] >= 0) {
+      nused++;
+      if (!p_equal(&c->ub[k_loop[d]], &W[2 + d]))
+        return "loops over other than its weight's window";
+    } else if (!p_equal(&W[2 + d], &one)) {
+      return "has no loop over a window extent";
+    }
+  }
+  if (nused != c->nloops)
+    return "has a loop that is no channel or window loop";
+  /* each output extent is cuDNN's: (X + 2P - D (K - 1) - 1) / S + 1 */
+  for (int d = 0; d < c->nsp; d++) {
+    poly num, t, den, q, one;
+    p_const(&one, 1);
+    p_const(&t, 2 * c->pad[d] - 1 + c->dil[d]);
+    p_add(&num, &X[2 + d], &t, 1);
+    p_const(&t, -c->dil[d]);
+    p_mul(&t, &t, &W[2 + d]);
+    p_add(&num, &num, &t, 1);
+    p_const(&den, c->stride[d]);
+    p_quot(&c->A, c->m->arena, &num, &den, &q);
+    p_add(&q, &q, &one, 1);
+    if (!has_ub(c, o[d]) || !p_equal(&c->ub[o[d]], &q))
+      return "has an output extent other than the convolution's";
+  }
+  if (c->bias) {
+    poly cop;
+    p_atom(&cop, co);
+    if (!p_equal(&c->ibias, &cop))
+      return "adds a bias at another index than its output channel";
+  }
+  return NULL;
+}
+
+/* ---- matching a launch ---- */
+
+/* The integer template arguments of the launch, by the kernel's template parameters'
+ * names. Returns 0 when they are not all literals. */
+static int bind_template(conv *c) {
+  const kkernel *k = c->k;
+  if (!k->is_template)
+    return 1;
+  const char *h = k->header_text, *lt = strchr(h ? h : "", '<');
+  const char *call = c->m->text + c->st->loc.begin, *end = c->m->text + c->st->loc.end;
+  const char *la = call + strlen(c->st->callee ? c->st->callee : "");
+  if (!lt || la >= end || *la != '<' || !strncmp(la, "<<<", 3))
+    return 0;
+  lt++;
+  la++;
+  for (;;) {
+    /* a parameter: "int NAME" up to ',' or '>' */
+    const char *pe = lt;
+    while (*pe && *pe != ',' && *pe != '>')
+      pe++;
+    const char *ne = pe;
+    while (ne > lt && (ne[-1] == ' ' || ne[-1] == '\n'))
+      ne--;
+    const char *nb = ne;
+    while (nb > lt && (nb[-1] == '_' || (nb[-1] >= 'a' && nb[-1] <= 'z') || (nb[-1] >= 'A' && nb[-1] <= 'Z') ||
+                       (nb[-1] >= '0' && nb[-1] <= '9')))
+      nb--;
+    if (nb == ne || !strncmp(lt + strspn(lt, " \n"), "typename", 8) || !strncmp(lt + strspn(lt, " \n"), "class", 5) ||
+        c->nt == MAX_TPARAMS)
+      return 0;
+    char *stop;
+    long long val = strtoll(la, &stop, 0);
+    while (*stop == 'u' || *stop == 'U' || *stop == 'l' || *stop == 'L')
+      stop++;
+    stop += strspn(stop, " \n");
+    if (stop == la || (*stop != ',' && *stop != '>'))
+      return 0;
+    c->tname[c->nt] = arena_strndup(c->m->arena, nb, (size_t)(ne - nb));
+    c->tval[c->nt++] = val;
+    if ((*pe == '>') != (*stop == '>'))
+      return 0;
+    if (*pe == '>')
+      return 1;
+    lt = pe + 1;
+    la = stop + 1;
+  }
+}
+
+/* Whether launch st is a naive convolution; fills *c. NULL, or why not (*quiet: not worth
+ * a remark, the kernel sums no products in a loop nest). */
+static const char *match_body(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
+  memset(c, 0, sizeof *c);
+  *quiet = 1;
+  if (st->kind != KS_LAUNCH || st->kernel < 0)
+    return "is no launch of a kernel of this file";
+  const kkernel *k = &m->kernels[st->kernel];
+  c->m = m;
+  c->e = e;
+  c->st = st;
+  c->k = k;
+  c->acc = -1;
+  if (!k->body || st->nargs != k->nparams || k->nloops < 1)
+    return "is not lifted";
+  c->pc = (pctx){.A = &c->A, .m = m, .e = e, .k = k, .st = st};
+  c->val = calloc((size_t)k->nvars, sizeof *c->val);
+  c->has = calloc((size_t)k->nvars, 1);
+  c->ptr_param = calloc((size_t)k->nvars, sizeof *c->ptr_param);
+  c->fload = calloc((size_t)k->nvars, sizeof *c->fload);
+  c->fidx = calloc((size_t)k->nvars, sizeof *c->fidx);
+  if (!c->val || !c->has || !c->ptr_param || !c->fload || !c->fidx)
+    return "is too large";
+  for (int i = 0; i < k->nvars; i++)
+    c->fload[i] = -1;
+  if (!bind_template(c))
+    return "has template arguments that are not integer literals";
+  const char *why = body(c, k->body);
+  *quiet = !c->term_seen;
+  if (why)
+    return why;
+  if (!c->store)
+    return "stores nothing";
+  if (k->uses_shared || k->uses_sync || k->uses_atomics || k->uses_warp)
+    return "uses shared memory, barriers, atomics or warp functions";
+  if (c->k->vars[c->acc].type != KT_F32 || k->params[c->store->param].type != KT_F32)
+    return "is not single precision";
+  for (int p = 0; p < k->nparams; p++)
+    if (k->params[p].is_pointer && k->params[p].writes && p != c->store->param)
+      return "writes another buffer";
+  poly *ps[4 + MAX_CONDS] = {&c->iy, &c->ia, &c->ib, &c->ibias};
+  for (int i = 0; i < c->ncd; i++)
+    ps[4 + i] = &c->cd[i].d;
+  if ((why = normalize(c, ps, 4 + c->ncd)))
+    return why;
+  if ((why = check(c)))
+    return why;
+  const karg *ay = &st->args[c->store->param];
+  if (karg_same(ay, &st->args[c->xparam]) || karg_same(ay, &st->args[c->wparam]) ||
+      (c->bias && karg_same(ay, &st->args[c->bias->param])))
+    return "writes an operand";
+  return NULL;
+}
+
+static const char *match(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
+  const char *why = match_body(m, e, st, c, quiet);
+  free(c->val);
+  free(c->has);
+  free(c->ptr_param);
+  free(c->fload);
+  free(c->fidx);
+  c->val = NULL;
+  c->has = NULL;
+  c->ptr_param = c->fload = NULL;
+  c->fidx = NULL;
+  return why;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  const kmodel *m = v->m;
+  int found = 0, cap = *nsites;
+  for (int ei = 0; ei < m->nentries; ei++) {
+    const kentry *e = &m->entries[ei];
+    if (e->opaque_why)
+      continue;
+    for (int i = 0; i < e->nsteps; i++) {
+      const kstep *st = &e->steps[i];
+      static conv c;
+      int quiet;
+      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
+        continue;
+      const char *why = match(m, e, st, &c, &quiet);
+      if (why) {
+        if (remarks && !quiet)
+          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col,
+                      "not substituted: '%s' %s [-Rpass-missed=conv-cudnn]", c.k ? c.k->name : "?", why);
+        continue;
+      }
+      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
+      ps->entry = ei;
+      ps->first_step = ps->last_step = st->index;
+      ps->what = arena_printf(m->arena, "%s: %s (line %u)", e->name, c.k->name, c.k->loc.line);
+      found++;
+    }
+  }
+  return found;
+}
+
+/* algo: the rank, in cuDNN's heuristic order, of the algorithm to run */
+static const int algo_values[] = {0, 1, 2};
+static const pass_param params[] = {{"algo", algo_values, 3}};
+
+static int get_params(const pass_param **out) {
+  *out = params;
+  return 1;
+}
+
+/* ---- what the pass emits ---- */
+
+static const char helper_name[] = "kf_cudnn_conv_forward";
+
+static const char helper[] =
+    "// kfuse conv-cudnn: forward convolutions through cuDNN (layout N, C, spatial), float32 with\n"
+    "// CUDNN_FMA_MATH (no TF32). A plan (descriptors, algorithm, workspace size) is made once per\n"
+    "// shape and kept; the handle is made once and bound to the caller's stream at each call; each\n"
+    "// stream has its own workspace, grown when a plan needs more. Returns false, having run\n"
+    "// nothing, when cuDNN cannot run the convolution: the caller then runs the reference kernel.\n"
+    "struct kf_cudnn_conv_plan {\n"
+    "  int key[23]; // spatial rank, groups, algorithm rank, deterministic, x, w, pads, strides, dilations\n"
+    "  cudnnTensorDescriptor_t x, y, b;\n"
+    "  cudnnFilterDescriptor_t w;\n"
+    "  cudnnConvolutionDescriptor_t conv;\n"
+    "  cudnnConvolutionFwdAlgo_t algo;\n"
+    "  size_t bytes;\n"
+    "};\n"
+    "\n"
+    "static bool kf_cudnn_conv_plan_make(cudnnHandle_t h, kf_cudnn_conv_plan *p) {\n"
+    "  const int sp = p->key[0], nd = sp + 2, groups = p->key[1], rank = p->key[2];\n"
+    "  const int *xd = p->key + 4, *wd = p->key + 9, *pad = p->key + 14, *stride = p->key + 17, *dil = p->key + 20;\n"
+    "  int xs[5], yd[5], ys[5], bd[5], bs[5];\n"
+    "  for (int i = nd - 1, s = 1; i >= 0; s *= xd[i--])\n"
+    "    xs[i] = s;\n"
+    "  if (cudnnCreateTensorDescriptor(&p->x) || cudnnCreateTensorDescriptor(&p->y) ||\n"
+    "      cudnnCreateTensorDescriptor(&p->b) || cudnnCreateFilterDescriptor(&p->w) ||\n"
+    "      cudnnCreateConvolutionDescriptor(&p->conv) ||\n"
+    "      cudnnSetTensorNdDescriptor(p->x, CUDNN_DATA_FLOAT, nd, xd, xs) ||\n"
+    "      cudnnSetFilterNdDescriptor(p->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nd, wd) ||\n"
+    "      cudnnSetConvolutionNdDescriptor(p->conv, sp, pad, stride, dil, CUDNN_CROSS_CORRELATION,\n"
+    "                                      CUDNN_DATA_FLOAT) ||\n"
+    "      cudnnSetConvolutionGroupCount(p->conv, groups) ||\n"
+    "      cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH) ||\n"
+    "      cudnnGetConvolutionNdForwardOutputDim(p->conv, p->x, p->w, nd, yd))\n"
+    "    return false;\n"
+    "  for (int i = nd - 1, s = 1; i >= 0; s *= yd[i--])\n"
+    "    ys[i] = s;\n"
+    "  for (int i = nd - 1, s = 1; i >= 0; s *= bd[i--]) {\n"
+    "    bd[i] = i == 1 ? yd[1] : 1; // the bias: one value per output channel\n"
+    "    bs[i] = s;\n"
+    "  }\n"
+    "  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];\n"
+    "  int n = 0, usable = 0;\n"
+    "  if (cudnnSetTensorNdDescriptor(p->y, CUDNN_DATA_FLOAT, nd, yd, ys) ||\n"
+    "      cudnnSetTensorNdDescriptor(p->b, CUDNN_DATA_FLOAT, nd, bd, bs) ||\n"
+    "      cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,\n"
+    "                                             perf))\n"
+    "    return false;\n"
+    "  // the rank-th usable algorithm in cuDNN's order, else the last usable one\n"
+    "  for (int i = 0; i < n && usable <= rank; i++) {\n"
+    "    size_t bytes = 0;\n"
+    "    if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
+    "        perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
+    "        (p->key[3] && perf[i].determinism != CUDNN_DETERMINISTIC) ||\n"
+    "        cudnnGetConvolutionForwardWorkspaceSize(h, p->x, p->w, p->conv, p->y, perf[i].algo, &bytes))\n"
+    "      continue;\n"
+    "    p->algo = perf[i].algo;\n"
+    "    p->bytes = bytes;\n"
+    "    usable++;\n"
+    "  }\n"
+    "  return usable > 0;\n"
+    "}\n"
+    "\n"
+    "static bool kf_cudnn_conv_forward(int sp, const int *xdim, const int *wdim, const int *pad, const int *stride,\n"
+    "                                  const int *dilation, int groups, int algo_rank, bool deterministic,\n"
+    "                                  const float *x, const float *w, const float *b, float *y,\n"
+    "                                  cudaStream_t stream) {\n"
+    "  static cudnnHandle_t handle = [] {\n"
+    "    cudnnHandle_t h = nullptr;\n"
+    "    return cudnnCreate(&h) == CUDNN_STATUS_SUCCESS ? h : nullptr;\n"
+    "  }();\n"
+    "  static kf_cudnn_conv_plan plans[16];\n"
+    "  static int nplans = 0;\n"
+    "  static struct {\n"
+    "    cudaStream_t stream;\n"
+    "    void *p;\n"
+    "    size_t bytes;\n"
+    "  } workspace[8];\n"
+    "  static int nworkspaces = 0;\n"
+    "  if (!handle || sp < 1 || sp > 3 || cudnnSetStream(handle, stream) != CUDNN_STATUS_SUCCESS)\n"
+    "    return false;\n"
+    "  // cuDNN convolves in two and three dimensions: one dimension is two with a height of 1\n"
+    "  kf_cudnn_conv_plan q = {};\n"
+    "  const int nsp = sp < 2 ? 2 : sp, lead = nsp - sp;\n"
+    "  q.key[0] = nsp, q.key[1] = groups, q.key[2] = algo_rank, q.key[3] = deterministic;\n"
+    "  for (int i = 0; i < nsp + 2; i++) {\n"
+    "    q.key[4 + i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];\n"
+    "    q.key[9 + i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];\n"
+    "  }\n"
+    "  for (int i = 0; i < nsp; i++) {\n"
+    "    q.key[14 + i] = i < lead ? 0 : pad[i - lead];\n"
+    "    q.key[17 + i] = i < lead ? 1 : stride[i - lead];\n"
+    "    q.key[20 + i] = i < lead ? 1 : dilation[i - lead];\n"
+    "  }\n"
+    "  kf_cudnn_conv_plan *p = nullptr;\n"
+    "  for (int i = 0; i < nplans && !p; i++)\n"
+    "    if (!memcmp(plans[i].key, q.key, sizeof q.key))\n"
+    "      p = &plans[i];\n"
+    "  if (!p) {\n"
+    "    if (nplans == 16 || !kf_cudnn_conv_plan_make(handle, &q))\n"
+    "      return false; // (descriptors of a failed plan are not reused)\n"
+    "    plans[nplans] = q;\n"
+    "    p = &plans[nplans++];\n"
+    "  }\n"
+    "  int ws = 0;\n"
+    "  while (ws < nworkspaces && workspace[ws].stream != stream)\n"
+    "    ws++;\n"
+    "  if (ws == nworkspaces) {\n"
+    "    if (nworkspaces == 8)\n"
+    "      return false;\n"
+    "    workspace[nworkspaces++] = {stream, nullptr, 0};\n"
+    "  }\n"
+    "  if (p->bytes > workspace[ws].bytes) {\n"
+    "    void *grown = nullptr;\n"
+    "    if (cudaStreamSynchronize(stream) != cudaSuccess || cudaMalloc(&grown, p->bytes) != cudaSuccess)\n"
+    "      return false;\n"
+    "    cudaFree(workspace[ws].p);\n"
+    "    workspace[ws].p = grown;\n"
+    "    workspace[ws].bytes = p->bytes;\n"
+    "  }\n"
+    "  const float one = 1.0f, zero = 0.0f;\n"
+    "  return cudnnConvolutionForward(handle, &one, p->x, x, p->w, w, p->conv, p->algo, workspace[ws].p, p->bytes,\n"
+    "                                 &zero, p->y, y) == CUDNN_STATUS_SUCCESS &&\n"
+    "         (!b || cudnnAddTensor(handle, &one, p->b, b, &one, p->y, y) == CUDNN_STATUS_SUCCESS);\n"
+    "}\n";
+
+static void print_list(const long long *v, int n, strbuf *b) {
+  sb_puts(b, "{");
+  for (int i = 0; i < n; i++)
+    sb_printf(b, "%s%lld", i ? ", " : "", v[i]);
+  sb_puts(b, "}");
+}
+
+/* An entry buffer's extents as a braced list of ints, at the call. */
+static void print_extents(const conv *c, int arg, strbuf *b) {
+  const kparam *p = &c->e->params[c->st->args[arg].buffer];
+  sb_puts(b, "{");
+  for (int i = 0; i < p->ndim; i++) {
+    sb_printf(b, "%s(int)(", i ? ", " : "");
+    xexpr_print(p->extents[i], b);
+    sb_puts(b, ")");
+  }
+  sb_puts(b, "}");
+}
+
+static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[site->entry];
+  int at = pass_top_position(e, site->first_step);
+  static conv c;
+  int quiet;
+  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &c, &quiet)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: the site %s no longer applies; the variant is dropped",
+                site->what);
+    return 0;
+  }
+  const kstep *st = c.st;
+  const kkernel *k = c.k;
+  const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_cudnn", k->name));
+  const char *xn = k->params[c.xparam].name, *wn = k->params[c.wparam].name, *yn = k->params[c.store->param].name;
+  const char *bn = c.bias ? k->params[c.bias->param].name : NULL;
+  int r = c.nsp + 2;
+  strbuf t = {0}, x = {0}, what = {0};
+  sb_printf(&what, "%s = conv%dd%s(%s, %s; stride ", yn, c.nsp, c.depthwise ? " depthwise" : "", xn, wn);
+  print_list(c.stride, c.nsp, &what);
+  sb_puts(&what, ", padding ");
+  print_list(c.pad, c.nsp, &what);
+  sb_puts(&what, ", dilation ");
+  print_list(c.dil, c.nsp, &what);
+  sb_puts(&what, ")");
+  if (bn)
+    sb_printf(&what, " + %s[channel]", bn);
+  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as one cuDNN convolution, FP32 (no TF32), algorithm rank %d:\n",
+            k->name, k->loc.line, values[0]);
+  sb_printf(&t, "//   %s\n", what.s);
+  sb_printf(&t, "static bool %s(const float *%s, const float *%s, const float *%s, float *%s, const int (&kf_x)[%d],\n",
+            name, xn, wn, bn ? bn : "kf_no_bias", yn, r);
+  sb_printf(&t, "    const int (&kf_w)[%d], cudaStream_t kf_stream) {\n", r);
+  sb_puts(&t, "  static const int kf_pad[] = ");
+  print_list(c.pad, c.nsp, &t);
+  sb_puts(&t, ", kf_stride[] = ");
+  print_list(c.stride, c.nsp, &t);
+  sb_puts(&t, ", kf_dilation[] = ");
+  print_list(c.dil, c.nsp, &t);
+  sb_puts(&t, ";\n");
+  sb_printf(&t, "  return %s(%d, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, %s, %d, %s, %s, %s, %s, %s, kf_stream);\n}\n",
+            helper_name, c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0], e->annot.deterministic ? "true" : "false",
+            xn, wn, bn ? bn : "kf_no_bias", yn);
+  /* the call in place of the launch; the launch itself when cuDNN cannot run */
+  sb_printf(&x, "if (!%s(%s, %s, %s, %s, ", name, st->args[c.xparam].text, st->args[c.wparam].text,
+            c.bias ? st->args[c.bias->param].text : "nullptr", st->args[c.store->param].text);
+  print_extents(&c, c.xparam, &x);
+  sb_puts(&x, ", ");
+  print_extents(&c, c.wparam, &x);
+  sb_printf(&x, ", %s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
+            m->text + st->loc.begin);
+  int ok = variant_replace_step(v, site->entry, st, x.s);
+  if (ok) {
+    int have = 0;
+    for (int i = 0; i < v->nkernels; i++)
+      have |= !strcmp(v->kernels[i].name, helper_name);
+    variant_add_include(v, "<cudnn.h>");
+    variant_add_include(v, "<cstring>");
+    if (!have)
+      variant_add_kernel(v, 0, helper_name, helper);
+    variant_add_kernel(v, site->entry, name, t.s);
+    variant_note(v, arena_printf(v->a, "conv-cudnn(algo=%d)@%s#%d", values[0], e->name, site->first_step),
+                 arena_printf(v->a, "conv-cudnn: %s -> %s (cuDNN, algorithm rank %d: %s)", site->what, name, values[0],
+                              what.s));
+  } else {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: overlapping changes at %s; the variant is dropped",
+                site->what);
+  }
+  sb_free(&t);
+  sb_free(&x);
+  sb_free(&what);
+  return ok;
+}
+
+const pass pass_conv_cudnn = {
+    "conv-cudnn",
+    "replace a naive direct convolution kernel by a cuDNN forward convolution (the reference kernel as fallback)",
+    find,
+    get_params,
+    apply,
+};
