@@ -1229,6 +1229,24 @@ static int bind_template(conv *c) {
   }
 }
 
+/* Whether statement s (nested ones included) adds a product to a float local: the kernels
+ * worth a remark. */
+static int sums_products(const kkernel *k, const kstmt *s) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_ASSIGN && s->op == KO_ADD && k->vars[s->var].type == KT_F32) {
+    const kexpr *t = s->value;
+    while (t && t->kind == KE_CAST)
+      t = t->a;
+    if (t && t->kind == KE_BINARY && t->op == KO_MUL)
+      return 1;
+  }
+  for (int i = 0; i < s->nbody; i++)
+    if (sums_products(k, s->body[i]))
+      return 1;
+  return sums_products(k, s->then) || sums_products(k, s->orelse);
+}
+
 /* Whether launch st is a naive convolution; fills *c. NULL, or why not (*quiet: not worth
  * a remark, the kernel sums no products in a loop nest). */
 static const char *match_body(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
@@ -1257,7 +1275,7 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
   if (!bind_template(c))
     return "has template arguments that are not integer literals";
   const char *why = body(c, k->body);
-  *quiet = !c->term_seen;
+  *quiet = !c->term_seen && !(k->nloops >= 2 && sums_products(k, k->body));
   if (why)
     return why;
   if (!c->store)
