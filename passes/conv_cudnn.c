@@ -52,14 +52,24 @@
 
 #include "../lib/expr.h"
 #include "../lib/pointwise.h"
+#include "../lib/print.h"
 #include "pass.h"
 #include "poly.h"
 #include "reduce.h"
 
-enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32 };
+enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32, MAX_QUOT = 6 };
 
 /* What an atom stands for. */
-enum { A_UNIFORM, A_SOURCE, A_DIGIT, A_LOOP, A_LEAF };
+enum { A_UNIFORM, A_SOURCE, A_DIGIT, A_LOOP, A_LEAF, A_QUOT, A_REM };
+
+/* A quotient or remainder by an integer of something that is no thread coordinate (a
+ * transposed convolution's th / S and th % S); `guarded` when a condition keeps only the
+ * terms where the remainder is 0, so that num == den * quotient there. */
+typedef struct quot {
+  poly num, den;                /* den: a positive monomial */
+  int q, r;                     /* the atoms, or -1 */
+  int guarded;
+} quot;
 
 /* A product kept as its factors, so that places can be compared for divisibility: an
  * integer and polynomials (a monomial's atoms each one factor), the polynomials kept once
@@ -101,6 +111,9 @@ typedef struct conv {
   poly *fidx;                   /* ... and its index */
   digit dg[MAX_DIGITS];
   int ndg;
+  poly zpoly[MAX_ATOMS];        /* the value of a size atom ("z:") */
+  quot qt[MAX_QUOT];
+  int nqt;
   poly fpool[MAX_POOL];         /* the factors of products */
   int nfpool;
   int loop_atom[MAX_LOOPS];
@@ -117,9 +130,11 @@ typedef struct conv {
   const kexpr *bias;            /* b[co] (the init or in the store) */
   poly ibias;
   /* the result */
-  int nsp, depthwise;
+  int nsp, depthwise, transposed;
+  poly out_pad[MAX_SP];
   int xparam, wparam;
-  long long pad[MAX_SP], stride[MAX_SP], dil[MAX_SP];
+  poly pad[MAX_SP], stride[MAX_SP], dil[MAX_SP]; /* over the entry's scalars */
+  int have_stride[MAX_SP];
   const char *why;
 } conv;
 
@@ -326,6 +341,69 @@ static void divmod(conv *c, const poly *a, const kexpr *div, int op, poly *out) 
   p_atom(out, r);
 }
 
+/* a / d or a % d (op) for an integer d > 1 and an a that is no coordinate: an atom for it
+ * (the same for the same a and d). */
+static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
+  memset(out, 0, sizeof *out);
+  out->bad = 1;
+  if (a->bad || !uniform(c, d) || d->n != 1 || d->t[0].coef < 1 || (d->t[0].n == 0 && d->t[0].coef < 2))
+    return;
+  quot *q = NULL;
+  for (int i = 0; i < c->nqt && !q; i++)
+    if (p_equal(&c->qt[i].den, d) && p_equal(&c->qt[i].num, a))
+      q = &c->qt[i];
+  if (!q) {
+    if (c->nqt == MAX_QUOT)
+      return;
+    q = &c->qt[c->nqt];
+    q->num = *a;
+    q->den = *d;
+    q->q = q->r = -1;
+    q->guarded = 0;
+    c->nqt++;
+  }
+  int *at = op == KO_DIV ? &q->q : &q->r;
+  if (*at < 0)
+    *at = new_atom(c, arena_printf(c->m->arena, "%s:%d", op == KO_DIV ? "qt" : "rm", (int)(q - c->qt)),
+                   op == KO_DIV ? A_QUOT : A_REM);
+  p_atom(out, *at);
+}
+
+/* A size the launch passes that is a sum ((D - 1) * S - 2 * P + 3 + OP) as one atom, so
+ * that products of sizes stay small; same() compares through them. */
+static void size_atom(conv *c, poly *p) {
+  if (p->bad || p->n < 2 || !uniform(c, p))
+    return;
+  strbuf k = {0};
+  sb_puts(&k, "z:");
+  p_print_key(&c->A, p, &k);
+  int a = new_atom(c, arena_strdup(c->m->arena, k.s), A_UNIFORM);
+  sb_free(&k);
+  if (a < 0) {
+    p->bad = 1;
+    return;
+  }
+  c->zpoly[a] = *p;
+  p_atom(p, a);
+}
+
+/* p with its size atoms replaced by their values. */
+static void expand(const conv *c, poly *p) {
+  for (int i = 0; i < c->A.n; i++)
+    if (!strncmp(c->A.key[i], "z:", 2))
+      p_subst(p, i, &c->zpoly[i]);
+}
+
+/* Whether a and b are equal, size atoms taken for their values. */
+static int same(conv *c, const poly *a, const poly *b) {
+  if (p_equal(a, b))
+    return 1;
+  poly x = *a, y = *b;
+  expand(c, &x);
+  expand(c, &y);
+  return p_equal(&x, &y);
+}
+
 static int is_builtin(const kexpr *e, kbuiltin b) {
   e = kx_strip(e);
   return e && e->kind == KE_BUILTIN && e->builtin == b;
@@ -374,6 +452,7 @@ static void ev(conv *c, const kexpr *e, poly *out) {
     if (c->k->params[e->param].is_pointer)
       break;
     kpoly(&c->pc, e, out);
+    size_atom(c, out);
     return;
   case KE_VAR:
     if (c->has[e->var] == 1) {
@@ -417,6 +496,21 @@ static void ev(conv *c, const kexpr *e, poly *out) {
     if (e->op == KO_DIV || e->op == KO_MOD) {
       ev(c, e->a, &a);
       divmod(c, &a, e->b, e->op, out);
+      if (out->bad) {
+        ev(c, e->b, &b);
+        quotient(c, &a, &b, e->op, out);
+      }
+      return;
+    }
+    /* a >> k and a & (2^k - 1): a / 2^k and a % 2^k (for the non-negative values the
+     * window guards leave) */
+    if ((e->op == KO_SHR || e->op == KO_BAND) && kx_strip(e->b) && kx_strip(e->b)->kind == KE_INT) {
+      int64_t v = kx_strip(e->b)->ival;
+      if (e->op == KO_SHR ? v < 1 || v > 30 : v < 1 || (v & (v + 1)))
+        break;
+      ev(c, e->a, &a);
+      p_const(&b, e->op == KO_SHR ? (int64_t)1 << v : v + 1);
+      quotient(c, &a, &b, e->op == KO_SHR ? KO_DIV : KO_MOD, out);
       return;
     }
     break;
@@ -538,6 +632,28 @@ static const char *conditions(conv *c, const kexpr *e, int negate, cond *out, in
     const char *why = conditions(c, e->a, negate, out, n);
     return why ? why : conditions(c, e->b, negate, out, n);
   }
+  /* th % S (skips when not 0), th % S != 0, or (kept) th % S == 0: a divisibility guard */
+  {
+    const kexpr *r = NULL;
+    if (negate && e->op == KO_MOD)
+      r = e;
+    else if (e->op == (negate ? KO_NE : KO_EQ) && kx_strip(e->b) && kx_strip(e->b)->kind == KE_INT &&
+             !kx_strip(e->b)->ival)
+      r = kx_strip(e->a);
+    if (negate && e->op == KO_BAND)
+      r = e;
+    if (r && r->kind == KE_BINARY && (r->op == KO_MOD || r->op == KO_BAND)) {
+      poly v;
+      int at;
+      ev(c, r, &v);
+      for (int i = 0; i < c->nqt; i++)
+        if (is_atom(&v, &at) && c->qt[i].r == at) {
+          c->qt[i].guarded = 1;
+          return NULL;
+        }
+      return "tests a remainder kfuse cannot read";
+    }
+  }
   int op = e->op;
   if (negate) /* not (a op b) */
     op = op == KO_LT ? KO_GE : op == KO_GE ? KO_LT : op == KO_GT ? KO_LE : op == KO_LE ? KO_GT : -1;
@@ -565,10 +681,16 @@ static const char *conditions(conv *c, const kexpr *e, int negate, cond *out, in
 /* The thread guard: each condition bounds a source, src < bound. */
 static const char *guard(conv *c, const kexpr *cond_e, int negate) {
   cond g[MAX_CONDS];
-  int n = 0;
+  int n = 0, guarded = 0;
+  for (int i = 0; i < c->nqt; i++)
+    guarded += c->qt[i].guarded;
   const char *why = conditions(c, cond_e, negate, g, &n);
   if (why)
     return why;
+  for (int i = 0; i < c->nqt; i++)
+    guarded -= c->qt[i].guarded;
+  if (guarded)
+    return "has a guard that tests a remainder";
   for (int i = 0; i < n; i++) {
     /* d = bound - 1 - src: the one atom that is a source with coefficient -1 */
     int s = -1;
@@ -946,7 +1068,7 @@ static int terms(const conv *c, const poly *p, int *at, poly *coef, int max, pol
   int n = 0;
   *rest = *p;
   for (int a = 0; a < c->A.n; a++) {
-    if (c->kind[a] != A_LOOP && c->kind[a] != A_LEAF && c->kind[a] != A_SOURCE)
+    if (c->kind[a] != A_LOOP && c->kind[a] != A_LEAF && c->kind[a] != A_SOURCE && c->kind[a] != A_QUOT)
       continue;
     if (!p_has(rest, a))
       continue;
@@ -958,6 +1080,14 @@ static int terms(const conv *c, const poly *p, int *at, poly *coef, int max, pol
     *rest = r;
   }
   return uniform(c, rest) ? n : -1;
+}
+
+/* Whether p can be printed at the launch: over the entry's scalars only. */
+static int printable(const conv *c, const poly *p) {
+  for (int i = 0; i < c->A.n; i++)
+    if (p_has(p, i) && strncmp(c->A.key[i], "s:", 2))
+      return 0;
+  return !p->bad;
 }
 
 static int is_int_const(const poly *p, long long *v) {
@@ -981,7 +1111,7 @@ static const char *check(conv *c) {
   for (int d = 0; d < r; d++) {
     ord[d] = -1;
     for (int i = 0; i < r && ord[d] < 0; i++)
-      if (p_equal(&yc[i], &place))
+      if (same(c, &yc[i], &place))
         ord[d] = i;
     if (ord[d] < 0)
       return "stores at no dense index of its coordinates";
@@ -1014,7 +1144,7 @@ static const char *check(conv *c) {
   strides(X, r, sx);
   strides(W, r, sw);
   /* the batch: n's range is x's */
-  if (!has_ub(c, n_at) || !p_equal(&c->ub[n_at], &X[0]))
+  if (!has_ub(c, n_at) || !same(c, &c->ub[n_at], &X[0]))
     return "has a batch other than its input's";
   /* x's index, dimension by dimension */
   int xa[2 * R], nx;
@@ -1022,12 +1152,12 @@ static const char *check(conv *c) {
   nx = terms(c, &c->ia, xa, xc, 2 * R, &xrest);
   if (nx < 0)
     return "reads its input at an index kfuse cannot read";
-  int chan_loop = -1, k_loop[MAX_SP];
+  int chan_loop = -1, k_loop[MAX_SP], q_at[MAX_SP], ntr = 0, neg[MAX_SP] = {0};
   poly atoms_d[R]; /* the coordinate part of each dimension's index */
   for (int d = 0; d < r; d++)
     p_const(&atoms_d[d], 0);
   for (int d = 0; d < c->nsp; d++)
-    k_loop[d] = -1;
+    k_loop[d] = q_at[d] = -1;
   for (int i = 0; i < nx; i++) {
     int dim = -1;
     poly m;
@@ -1036,17 +1166,17 @@ static const char *check(conv *c) {
     for (int d = xa[i] == n_at ? 0 : 1; d < r && dim < 0; d++)
       if (p_ratio(&xc[i], &sx[d], &m))
         dim = d;
-    long long mv;
-    if (dim < 0 || !is_int_const(&m, &mv) || mv <= 0)
+    if (dim < 0 || m.n != 1 || !uniform(c, &m) || (m.t[0].coef < 0 && (dim < 2 || c->kind[xa[i]] != A_LOOP)))
       return "reads its input at an index that is no window of its output";
     poly t;
     p_atom(&t, xa[i]);
     p_mul(&t, &t, &m);
     p_add(&atoms_d[dim], &atoms_d[dim], &t, 1);
-    if (dim == 0 && (xa[i] != n_at || mv != 1))
+    int unit = m.t[0].n == 0 && m.t[0].coef == 1;
+    if (dim == 0 && (xa[i] != n_at || !unit))
       return "reads its input at another batch";
     if (dim == 1) {
-      if (mv != 1 || (c->kind[xa[i]] != A_LOOP && xa[i] != co))
+      if (!unit || (c->kind[xa[i]] != A_LOOP && xa[i] != co))
         return "reads its input at a channel other than a loop's or the output's";
       if (xa[i] == co)
         c->depthwise = 1;
@@ -1056,71 +1186,119 @@ static const char *check(conv *c) {
     if (dim >= 2) {
       int sd = dim - 2;
       if (xa[i] == o[sd])
-        c->stride[sd] = mv;
-      else if (c->kind[xa[i]] == A_LOOP && k_loop[sd] < 0)
-        k_loop[sd] = xa[i], c->dil[sd] = mv;
+        c->stride[sd] = m, c->have_stride[sd] = 1;
+      else if (c->kind[xa[i]] == A_LOOP && k_loop[sd] < 0) {
+        k_loop[sd] = xa[i];
+        neg[sd] = m.t[0].coef < 0; /* transposed */
+        p_const(&t, neg[sd] ? -1 : 1);
+        p_mul(&c->dil[sd], &m, &t);
+      } else if (c->kind[xa[i]] == A_QUOT && q_at[sd] < 0 && unit)
+        q_at[sd] = xa[i];
       else
         return "reads its input at a spatial index that is no window of the output's";
     }
   }
   if (c->depthwise == (chan_loop >= 0))
     return "reads its input at no channel";
-  /* each spatial index: S * o + D * k - P; the offsets from the window guards */
-  int have_lo[MAX_SP] = {0}, have_hi[MAX_SP] = {0};
+  /* each spatial index: S * o + D * k - P (forward), o - D * k + P (transposed, stride 1),
+   * or (o + P - D * k) / S with the remainder guarded (transposed); the lower and upper
+   * bounds the window guards must test */
+  poly lo[MAX_SP], hi[MAX_SP], one;
+  p_const(&one, 1);
   poly off_sum;
   p_const(&off_sum, 0);
   for (int d = 0; d < c->nsp; d++) {
-    if (!c->stride[d])
-      return "reads its input at a spatial index that does not move with the output";
+    int tr = q_at[d] >= 0 ? 2 : neg[d];
+    ntr += tr > 0;
+    p_const(&c->pad[d], 0);
     if (k_loop[d] < 0)
-      c->dil[d] = 1;
-    c->pad[d] = 0;
-    for (int q = 0; q < c->ncd; q++) {
-      poly diff;
-      long long v;
-      p_add(&diff, &c->cd[q].d, &atoms_d[2 + d], -1);
-      if (is_int_const(&diff, &v) && v <= 0) {
-        if (have_lo[d] && -v != c->pad[d])
-          return "guards its window inconsistently";
-        have_lo[d] = 1;
-        c->pad[d] = -v;
+      p_const(&c->dil[d], 1);
+    if (tr == 2) {
+      const quot *Q = NULL;
+      for (int i = 0; i < c->nqt; i++)
+        if (c->qt[i].q == q_at[d])
+          Q = &c->qt[i];
+      int ea[4], ne;
+      poly ec[4], er;
+      if (!Q || !Q->guarded || c->have_stride[d] || k_loop[d] >= 0)
+        return "reads its input at a quotient that is no transposed window";
+      ne = terms(c, &Q->num, ea, ec, 4, &er);
+      c->stride[d] = Q->den;
+      c->have_stride[d] = 1;
+      for (int i = 0; i < ne; i++) {
+        if (ec[i].n != 1 || (ea[i] == o[d] ? !same(c, &ec[i], &one)
+                                           : c->kind[ea[i]] != A_LOOP || ec[i].t[0].coef >= 0 || k_loop[d] >= 0))
+          return "reads its input at a quotient that is no transposed window";
+        if (ea[i] != o[d]) {
+          poly mone;
+          p_const(&mone, -1);
+          k_loop[d] = ea[i];
+          p_mul(&c->dil[d], &ec[i], &mone);
+        }
       }
+      if (ne < 1 || !p_has(&Q->num, o[d]))
+        return "reads its input at a quotient that is no transposed window";
+      c->pad[d] = er;
+      lo[d] = Q->num;                     /* o + P - D k >= 0 */
+      p_atom(&hi[d], q_at[d]);            /* (o + P - D k) / S < X */
+    } else {
+      if (!c->have_stride[d] || (tr == 1 && !same(c, &c->stride[d], &one)))
+        return "reads its input at a spatial index that does not move with the output";
+      /* the padding: the lower guard's offset (a forward index is S o + D k - P) */
+      for (int q = 0; q < c->ncd; q++) {
+        poly diff, mone;
+        p_add(&diff, &c->cd[q].d, &atoms_d[2 + d], -1);
+        p_const(&mone, -1);
+        if (!tr)
+          p_mul(&diff, &diff, &mone);
+        if (uniform(c, &diff) && diff.n)
+          c->pad[d] = diff;
+      }
+      poly off, t, sign;
+      p_const(&sign, tr ? 1 : -1);
+      p_mul(&off, &c->pad[d], &sign);
+      p_mul(&t, &off, &sx[2 + d]);
+      p_add(&off_sum, &off_sum, &t, 1);
+      p_add(&lo[d], &atoms_d[2 + d], &off, 1);
+      hi[d] = lo[d];
     }
-    poly off, t;
-    p_const(&off, -c->pad[d]);
-    p_mul(&t, &off, &sx[2 + d]);
-    p_add(&off_sum, &off_sum, &t, 1);
-    p_add(&atoms_d[2 + d], &atoms_d[2 + d], &off, 1); /* now the whole index */
+    p_add(&hi[d], &X[2 + d], &hi[d], -1);
+    p_add(&hi[d], &hi[d], &one, -1); /* X_d - 1 - index */
   }
-  if (!p_equal(&xrest, &off_sum))
+  if (ntr && ntr != c->nsp)
+    return "mixes transposed and forward dimensions";
+  c->transposed = ntr > 0;
+  if (c->transposed && c->depthwise)
+    return "is a depthwise transposed convolution";
+  if (!same(c, &xrest, &off_sum))
     return "reads its input at an offset that no padding explains";
   /* every condition: a lower or upper bound of a spatial index */
+  int have_lo[MAX_SP] = {0}, have_hi[MAX_SP] = {0};
   for (int q = 0; q < c->ncd; q++) {
     int ok = 0;
     for (int d = 0; d < c->nsp && !ok; d++) {
-      poly hi, one;
-      p_const(&one, 1);
-      p_add(&hi, &X[2 + d], &one, -1);
-      p_add(&hi, &hi, &atoms_d[2 + d], -1); /* X_d - 1 - i_d */
-      if (p_equal(&c->cd[q].d, &atoms_d[2 + d]))
+      if (same(c, &c->cd[q].d, &lo[d]))
         ok = have_lo[d] = 1;
-      else if (p_equal(&c->cd[q].d, &hi))
+      else if (same(c, &c->cd[q].d, &hi[d]))
         ok = have_hi[d] = 1;
     }
     if (!ok)
       return "has a condition that is no bound of its window";
   }
   for (int d = 0; d < c->nsp; d++)
-    if (c->pad[d] && !(have_lo[d] && have_hi[d]))
+    if ((c->pad[d].n || c->transposed) && !(have_lo[d] && have_hi[d]))
       return "pads its input without guarding both sides";
-  /* w: (co, ci, k_1..) over its extents */
+  for (int i = 0; i < c->nqt; i++)
+    if (c->qt[i].r >= 0 && c->qt[i].q < 0)
+      return "tests a remainder it does not divide by";
+  /* w: (co, ci, k_1..) over its extents; transposed (ci, co, k_1..) */
   {
     poly want, t;
     p_atom(&want, co);
-    p_mul(&want, &want, &sw[0]);
+    p_mul(&want, &want, &sw[c->transposed ? 1 : 0]);
     if (chan_loop >= 0) {
       p_atom(&t, chan_loop);
-      p_mul(&t, &t, &sw[1]);
+      p_mul(&t, &t, &sw[c->transposed ? 0 : 1]);
       p_add(&want, &want, &t, 1);
     }
     for (int d = 0; d < c->nsp; d++)
@@ -1129,53 +1307,73 @@ static const char *check(conv *c) {
         p_mul(&t, &t, &sw[2 + d]);
         p_add(&want, &want, &t, 1);
       }
-    if (!p_equal(&want, &c->ib))
+    if (!same(c, &want, &c->ib))
       return "reads its weight at no index of its output channel and window";
   }
   /* the loops: the channel loop and one per window extent (an extent of 1 needs none) */
   int nused = (chan_loop >= 0);
-  if (chan_loop >= 0 && (!p_equal(&c->ub[chan_loop], &X[1]) || !p_equal(&W[1], &X[1])))
+  const poly *wc = &W[c->transposed ? 0 : 1], *wk = &W[c->transposed ? 1 : 0];
+  if (chan_loop >= 0 && (!same(c, &c->ub[chan_loop], &X[1]) || !same(c, wc, &X[1])))
     return "loops over other than its input's channels";
-  if (c->depthwise) {
-    poly one;
-    p_const(&one, 1);
-    if (!p_equal(&W[1], &one) || !p_equal(&W[0], &X[1]))
-      return "is depthwise with a channel multiplier";
-  }
-  if (!has_ub(c, co) || !p_equal(&c->ub[co], &W[0]))
+  if (c->depthwise && (!same(c, &W[1], &one) || !same(c, &W[0], &X[1])))
+    return "is depthwise with a channel multiplier";
+  if (!has_ub(c, co) || !same(c, &c->ub[co], wk))
     return "has output channels other than its weight's";
   for (int d = 0; d < c->nsp; d++) {
-    poly one;
-    p_const(&one, 1);
     if (k_loop[d] >= 0) {
       nused++;
-      if (!p_equal(&c->ub[k_loop[d]], &W[2 + d]))
+      if (!same(c, &c->ub[k_loop[d]], &W[2 + d]))
         return "loops over other than its weight's window";
-    } else if (!p_equal(&W[2 + d], &one)) {
+    } else if (!same(c, &W[2 + d], &one)) {
       return "has no loop over a window extent";
     }
   }
   if (nused != c->nloops)
     return "has a loop that is no channel or window loop";
-  /* each output extent is cuDNN's: (X + 2P - D (K - 1) - 1) / S + 1 */
   for (int d = 0; d < c->nsp; d++) {
-    poly num, t, den, q, one;
-    p_const(&one, 1);
-    p_const(&t, 2 * c->pad[d] - 1 + c->dil[d]);
-    p_add(&num, &X[2 + d], &t, 1);
-    p_const(&t, -c->dil[d]);
-    p_mul(&t, &t, &W[2 + d]);
-    p_add(&num, &num, &t, 1);
-    p_const(&den, c->stride[d]);
-    p_quot(&c->A, c->m->arena, &num, &den, &q);
-    p_add(&q, &q, &one, 1);
-    if (!has_ub(c, o[d]) || !p_equal(&c->ub[o[d]], &q))
+    poly t, q, dk;
+    if (!has_ub(c, o[d]))
       return "has an output extent other than the convolution's";
+    p_add(&dk, &W[2 + d], &one, -1);
+    p_mul(&dk, &dk, &c->dil[d]); /* D (K - 1) */
+    p_add(&t, &c->pad[d], &c->pad[d], 1);
+    if (c->transposed) {
+      /* (X - 1) S - 2P + D (K - 1) + 1, plus an output padding below S */
+      long long op, sv;
+      p_add(&q, &X[2 + d], &one, -1);
+      p_mul(&q, &q, &c->stride[d]);
+      p_add(&q, &q, &t, -1);
+      p_add(&q, &q, &dk, 1);
+      p_add(&q, &q, &one, 1);
+      t = c->ub[o[d]];
+      expand(c, &t);
+      expand(c, &q);
+      p_add(&t, &t, &q, -1);
+      /* (an output padding cuDNN finds inconsistent fails the call: the reference runs) */
+      if (!uniform(c, &t) || (is_int_const(&t, &op) && (op < 0 || (is_int_const(&c->stride[d], &sv) && op >= sv))))
+        return "has an output extent other than the transposed convolution's";
+      c->out_pad[d] = t;
+      continue;
+    }
+    /* (X + 2P - D (K - 1) - 1) / S + 1 */
+    poly num;
+    p_add(&num, &X[2 + d], &t, 1);
+    p_add(&num, &num, &dk, -1);
+    p_add(&num, &num, &one, -1);
+    p_quot(&c->A, c->m->arena, &num, &c->stride[d], &q);
+    p_add(&q, &q, &one, 1);
+    if (!same(c, &c->ub[o[d]], &q))
+      return "has an output extent other than the convolution's";
+    p_const(&c->out_pad[d], 0);
   }
+  for (int d = 0; d < c->nsp; d++)
+    if (!printable(c, &c->stride[d]) || !printable(c, &c->pad[d]) || !printable(c, &c->dil[d]) ||
+        !printable(c, &c->out_pad[d]))
+      return "has a stride, padding or dilation that names more than the entry's scalars";
   if (c->bias) {
     poly cop;
     p_atom(&cop, co);
-    if (!p_equal(&c->ibias, &cop))
+    if (!same(c, &c->ibias, &cop))
       return "adds a bias at another index than its output channel";
   }
   return NULL;
@@ -1287,10 +1485,12 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
   for (int p = 0; p < k->nparams; p++)
     if (k->params[p].is_pointer && k->params[p].writes && p != c->store->param)
       return "writes another buffer";
-  poly *ps[4 + MAX_CONDS] = {&c->iy, &c->ia, &c->ib, &c->ibias};
+  poly *ps[4 + MAX_CONDS + MAX_QUOT] = {&c->iy, &c->ia, &c->ib, &c->ibias};
   for (int i = 0; i < c->ncd; i++)
     ps[4 + i] = &c->cd[i].d;
-  if ((why = normalize(c, ps, 4 + c->ncd)))
+  for (int i = 0; i < c->nqt; i++)
+    ps[4 + c->ncd + i] = &c->qt[i].num;
+  if ((why = normalize(c, ps, 4 + c->ncd + c->nqt)))
     return why;
   if ((why = check(c)))
     return why;
@@ -1356,26 +1556,28 @@ static int get_params(const pass_param **out) {
 
 /* ---- what the pass emits ---- */
 
-static const char helper_name[] = "kf_cudnn_conv_forward";
+static const char helper_name[] = "kf_cudnn_conv";
 
 static const char helper[] =
-    "// kfuse conv-cudnn: forward convolutions through cuDNN (layout N, C, spatial), float32 with\n"
-    "// CUDNN_FMA_MATH (no TF32). A plan (descriptors, algorithm, workspace size) is made once per\n"
-    "// shape and kept; the handle is made once and bound to the caller's stream at each call; each\n"
-    "// stream has its own workspace, grown when a plan needs more. Returns false, having run\n"
-    "// nothing, when cuDNN cannot run the convolution: the caller then runs the reference kernel.\n"
+    "// kfuse conv-cudnn: convolutions through cuDNN (layout N, C, spatial), float32 with\n"
+    "// CUDNN_FMA_MATH (no TF32): forward, or transposed (cuDNN's backward data, the input in the\n"
+    "// place of dy). A plan (descriptors, algorithm, workspace size) is made once per shape and\n"
+    "// kept; the handle is made once and bound to the caller's stream at each call; each stream has\n"
+    "// its own workspace, grown when a plan needs more. Returns false, having run nothing, when\n"
+    "// cuDNN cannot run the convolution: the caller then runs the reference kernel.\n"
     "struct kf_cudnn_conv_plan {\n"
-    "  int key[23]; // spatial rank, groups, algorithm rank, deterministic, x, w, pads, strides, dilations\n"
+    "  int key[27]; // rank, groups, algorithm rank, deterministic, transposed, x, w, pad, stride, dilation, output padding\n"
     "  cudnnTensorDescriptor_t x, y, b;\n"
     "  cudnnFilterDescriptor_t w;\n"
     "  cudnnConvolutionDescriptor_t conv;\n"
-    "  cudnnConvolutionFwdAlgo_t algo;\n"
+    "  int algo;\n"
     "  size_t bytes;\n"
     "};\n"
     "\n"
     "static bool kf_cudnn_conv_plan_make(cudnnHandle_t h, kf_cudnn_conv_plan *p) {\n"
     "  const int sp = p->key[0], nd = sp + 2, groups = p->key[1], rank = p->key[2];\n"
-    "  const int *xd = p->key + 4, *wd = p->key + 9, *pad = p->key + 14, *stride = p->key + 17, *dil = p->key + 20;\n"
+    "  const bool deterministic = p->key[3], transposed = p->key[4];\n"
+    "  const int *xd = p->key + 5, *wd = p->key + 10, *pad = p->key + 15, *stride = p->key + 18, *dil = p->key + 21;\n"
     "  int xs[5], yd[5], ys[5], bd[5], bs[5];\n"
     "  for (int i = nd - 1, s = 1; i >= 0; s *= xd[i--])\n"
     "    xs[i] = s;\n"
@@ -1384,44 +1586,65 @@ static const char helper[] =
     "      cudnnCreateConvolutionDescriptor(&p->conv) ||\n"
     "      cudnnSetTensorNdDescriptor(p->x, CUDNN_DATA_FLOAT, nd, xd, xs) ||\n"
     "      cudnnSetFilterNdDescriptor(p->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nd, wd) ||\n"
-    "      cudnnSetConvolutionNdDescriptor(p->conv, sp, pad, stride, dil, CUDNN_CROSS_CORRELATION,\n"
-    "                                      CUDNN_DATA_FLOAT) ||\n"
-    "      cudnnSetConvolutionGroupCount(p->conv, groups) ||\n"
-    "      cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH) ||\n"
-    "      cudnnGetConvolutionNdForwardOutputDim(p->conv, p->x, p->w, nd, yd))\n"
+    "      cudnnSetConvolutionNdDescriptor(p->conv, sp, pad, stride, dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT) ||\n"
+    "      cudnnSetConvolutionGroupCount(p->conv, groups) || cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH))\n"
     "    return false;\n"
+    "  if (!transposed) {\n"
+    "    if (cudnnGetConvolutionNdForwardOutputDim(p->conv, p->x, p->w, nd, yd))\n"
+    "      return false;\n"
+    "  } else { // the forward convolution's input, from its output: (X - 1) S - 2P + D (K - 1) + 1 + output padding\n"
+    "    yd[0] = xd[0];\n"
+    "    yd[1] = wd[1] * groups;\n"
+    "    for (int i = 0; i < sp; i++)\n"
+    "      yd[2 + i] = (xd[2 + i] - 1) * stride[i] - 2 * pad[i] + dil[i] * (wd[2 + i] - 1) + 1 + p->key[24 + i];\n"
+    "  }\n"
     "  for (int i = nd - 1, s = 1; i >= 0; s *= yd[i--])\n"
     "    ys[i] = s;\n"
     "  for (int i = nd - 1, s = 1; i >= 0; s *= bd[i--]) {\n"
     "    bd[i] = i == 1 ? yd[1] : 1; // the bias: one value per output channel\n"
     "    bs[i] = s;\n"
     "  }\n"
-    "  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];\n"
-    "  int n = 0, usable = 0;\n"
     "  if (cudnnSetTensorNdDescriptor(p->y, CUDNN_DATA_FLOAT, nd, yd, ys) ||\n"
-    "      cudnnSetTensorNdDescriptor(p->b, CUDNN_DATA_FLOAT, nd, bd, bs) ||\n"
-    "      cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,\n"
-    "                                             perf))\n"
+    "      cudnnSetTensorNdDescriptor(p->b, CUDNN_DATA_FLOAT, nd, bd, bs))\n"
     "    return false;\n"
-    "  // the rank-th usable algorithm in cuDNN's order, else the last usable one\n"
-    "  for (int i = 0; i < n && usable <= rank; i++) {\n"
-    "    size_t bytes = 0;\n"
-    "    if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
-    "        perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
-    "        (p->key[3] && perf[i].determinism != CUDNN_DETERMINISTIC) ||\n"
-    "        cudnnGetConvolutionForwardWorkspaceSize(h, p->x, p->w, p->conv, p->y, perf[i].algo, &bytes))\n"
-    "      continue;\n"
-    "    p->algo = perf[i].algo;\n"
-    "    p->bytes = bytes;\n"
-    "    usable++;\n"
+    "  // the rank-th usable algorithm in cuDNN's heuristic order, else the last usable one\n"
+    "  int n = 0, usable = 0;\n"
+    "  if (!transposed) {\n"
+    "    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];\n"
+    "    if (cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,\n"
+    "                                               perf))\n"
+    "      return false;\n"
+    "    for (int i = 0; i < n && usable <= rank; i++) {\n"
+    "      size_t bytes = 0;\n"
+    "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
+    "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
+    "          (deterministic && perf[i].determinism != CUDNN_DETERMINISTIC) ||\n"
+    "          cudnnGetConvolutionForwardWorkspaceSize(h, p->x, p->w, p->conv, p->y, perf[i].algo, &bytes))\n"
+    "        continue;\n"
+    "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
+    "    }\n"
+    "  } else {\n"
+    "    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];\n"
+    "    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->x, p->conv, p->y,\n"
+    "                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf))\n"
+    "      return false;\n"
+    "    for (int i = 0; i < n && usable <= rank; i++) {\n"
+    "      size_t bytes = 0;\n"
+    "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
+    "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
+    "          (deterministic && perf[i].determinism != CUDNN_DETERMINISTIC) ||\n"
+    "          cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->w, p->x, p->conv, p->y, perf[i].algo, &bytes))\n"
+    "        continue;\n"
+    "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
+    "    }\n"
     "  }\n"
     "  return usable > 0;\n"
     "}\n"
     "\n"
-    "static bool kf_cudnn_conv_forward(int sp, const int *xdim, const int *wdim, const int *pad, const int *stride,\n"
-    "                                  const int *dilation, int groups, int algo_rank, bool deterministic,\n"
-    "                                  const float *x, const float *w, const float *b, float *y,\n"
-    "                                  cudaStream_t stream) {\n"
+    "static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,\n"
+    "                          const int *stride, const int *dilation, const int *out_pad, int groups, int algo_rank,\n"
+    "                          bool deterministic, const float *x, const float *w, const float *b, float *y,\n"
+    "                          cudaStream_t stream) {\n"
     "  static cudnnHandle_t handle = [] {\n"
     "    cudnnHandle_t h = nullptr;\n"
     "    return cudnnCreate(&h) == CUDNN_STATUS_SUCCESS ? h : nullptr;\n"
@@ -1439,15 +1662,16 @@ static const char helper[] =
     "  // cuDNN convolves in two and three dimensions: one dimension is two with a height of 1\n"
     "  kf_cudnn_conv_plan q = {};\n"
     "  const int nsp = sp < 2 ? 2 : sp, lead = nsp - sp;\n"
-    "  q.key[0] = nsp, q.key[1] = groups, q.key[2] = algo_rank, q.key[3] = deterministic;\n"
+    "  q.key[0] = nsp, q.key[1] = groups, q.key[2] = algo_rank, q.key[3] = deterministic, q.key[4] = transposed;\n"
     "  for (int i = 0; i < nsp + 2; i++) {\n"
-    "    q.key[4 + i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];\n"
-    "    q.key[9 + i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];\n"
+    "    q.key[5 + i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];\n"
+    "    q.key[10 + i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];\n"
     "  }\n"
     "  for (int i = 0; i < nsp; i++) {\n"
-    "    q.key[14 + i] = i < lead ? 0 : pad[i - lead];\n"
-    "    q.key[17 + i] = i < lead ? 1 : stride[i - lead];\n"
-    "    q.key[20 + i] = i < lead ? 1 : dilation[i - lead];\n"
+    "    q.key[15 + i] = i < lead ? 0 : pad[i - lead];\n"
+    "    q.key[18 + i] = i < lead ? 1 : stride[i - lead];\n"
+    "    q.key[21 + i] = i < lead ? 1 : dilation[i - lead];\n"
+    "    q.key[24 + i] = i < lead ? 0 : out_pad[i - lead];\n"
     "  }\n"
     "  kf_cudnn_conv_plan *p = nullptr;\n"
     "  for (int i = 0; i < nplans && !p; i++)\n"
@@ -1455,7 +1679,7 @@ static const char helper[] =
     "      p = &plans[i];\n"
     "  if (!p) {\n"
     "    if (nplans == 16 || !kf_cudnn_conv_plan_make(handle, &q))\n"
-    "      return false; // (descriptors of a failed plan are not reused)\n"
+    "      return false; // (a failed plan's descriptors are not reused)\n"
     "    plans[nplans] = q;\n"
     "    p = &plans[nplans++];\n"
     "  }\n"
@@ -1476,15 +1700,23 @@ static const char helper[] =
     "    workspace[ws].bytes = p->bytes;\n"
     "  }\n"
     "  const float one = 1.0f, zero = 0.0f;\n"
-    "  return cudnnConvolutionForward(handle, &one, p->x, x, p->w, w, p->conv, p->algo, workspace[ws].p, p->bytes,\n"
-    "                                 &zero, p->y, y) == CUDNN_STATUS_SUCCESS &&\n"
-    "         (!b || cudnnAddTensor(handle, &one, p->b, b, &one, p->y, y) == CUDNN_STATUS_SUCCESS);\n"
+    "  const cudnnStatus_t done =\n"
+    "      transposed ? cudnnConvolutionBackwardData(handle, &one, p->w, w, p->x, x, p->conv,\n"
+    "                                                (cudnnConvolutionBwdDataAlgo_t)p->algo, workspace[ws].p, p->bytes,\n"
+    "                                                &zero, p->y, y)\n"
+    "                 : cudnnConvolutionForward(handle, &one, p->x, x, p->w, w, p->conv,\n"
+    "                                           (cudnnConvolutionFwdAlgo_t)p->algo, workspace[ws].p, p->bytes, &zero,\n"
+    "                                           p->y, y);\n"
+    "  return done == CUDNN_STATUS_SUCCESS && (!b || cudnnAddTensor(handle, &one, p->b, b, &one, p->y, y) == CUDNN_STATUS_SUCCESS);\n"
     "}\n";
 
-static void print_list(const long long *v, int n, strbuf *b) {
+/* Polynomials over the entry's scalars as a braced list, at the call. */
+static void print_list(const conv *c, const poly *v, int n, strbuf *b) {
   sb_puts(b, "{");
-  for (int i = 0; i < n; i++)
-    sb_printf(b, "%s%lld", i ? ", " : "", v[i]);
+  for (int i = 0; i < n; i++) {
+    sb_puts(b, i ? ", " : "");
+    p_print(&c->A, &v[i], 0, b);
+  }
   sb_puts(b, "}");
 }
 
@@ -1518,37 +1750,47 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const char *bn = c.bias ? k->params[c.bias->param].name : NULL;
   int r = c.nsp + 2;
   strbuf t = {0}, x = {0}, what = {0};
-  sb_printf(&what, "%s = conv%dd%s(%s, %s; stride ", yn, c.nsp, c.depthwise ? " depthwise" : "", xn, wn);
-  print_list(c.stride, c.nsp, &what);
+  sb_printf(&what, "%s = conv%s%dd%s(%s, %s; stride ", yn, c.transposed ? "_transpose" : "", c.nsp,
+            c.depthwise ? " depthwise" : "", xn, wn);
+  print_list(&c, c.stride, c.nsp, &what);
   sb_puts(&what, ", padding ");
-  print_list(c.pad, c.nsp, &what);
+  print_list(&c, c.pad, c.nsp, &what);
   sb_puts(&what, ", dilation ");
-  print_list(c.dil, c.nsp, &what);
+  print_list(&c, c.dil, c.nsp, &what);
+  if (c.transposed) {
+    sb_puts(&what, ", output padding ");
+    print_list(&c, c.out_pad, c.nsp, &what);
+  }
   sb_puts(&what, ")");
   if (bn)
     sb_printf(&what, " + %s[channel]", bn);
-  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as one cuDNN convolution, FP32 (no TF32), algorithm rank %d:\n",
-            k->name, k->loc.line, values[0]);
+  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as one cuDNN %sconvolution, FP32 (no TF32), algorithm rank %d:\n",
+            k->name, k->loc.line, c.transposed ? "transposed " : "", values[0]);
   sb_printf(&t, "//   %s\n", what.s);
-  sb_printf(&t, "static bool %s(const float *%s, const float *%s, const float *%s, float *%s, const int (&kf_x)[%d],\n",
-            name, xn, wn, bn ? bn : "kf_no_bias", yn, r);
-  sb_printf(&t, "    const int (&kf_w)[%d], cudaStream_t kf_stream) {\n", r);
-  sb_puts(&t, "  static const int kf_pad[] = ");
-  print_list(c.pad, c.nsp, &t);
-  sb_puts(&t, ", kf_stride[] = ");
-  print_list(c.stride, c.nsp, &t);
-  sb_puts(&t, ", kf_dilation[] = ");
-  print_list(c.dil, c.nsp, &t);
-  sb_puts(&t, ";\n");
-  sb_printf(&t, "  return %s(%d, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, %s, %d, %s, %s, %s, %s, %s, kf_stream);\n}\n",
-            helper_name, c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0], e->annot.deterministic ? "true" : "false",
-            xn, wn, bn ? bn : "kf_no_bias", yn);
+  sb_printf(&t, "static bool %s(const float *%s, const float *%s, const float *%s, float *%s,\n", name, xn, wn,
+            bn ? bn : "kf_no_bias", yn);
+  sb_printf(&t, "    const int (&kf_x)[%d], const int (&kf_w)[%d], const int (&kf_pad)[%d], const int (&kf_stride)[%d],\n",
+            r, r, c.nsp, c.nsp);
+  sb_printf(&t, "    const int (&kf_dilation)[%d], const int (&kf_out_pad)[%d], cudaStream_t kf_stream) {\n", c.nsp,
+            c.nsp);
+  sb_printf(&t, "  return %s(%s, %d, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, %s, %d, %s, %s, %s, %s, %s,\n"
+                "      kf_stream);\n}\n",
+            helper_name, c.transposed ? "true" : "false", c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0],
+            e->annot.deterministic ? "true" : "false", xn, wn, bn ? bn : "kf_no_bias", yn);
   /* the call in place of the launch; the launch itself when cuDNN cannot run */
-  sb_printf(&x, "if (!%s(%s, %s, %s, %s, ", name, st->args[c.xparam].text, st->args[c.wparam].text,
+  sb_printf(&x, "if (!%s(%s, %s, %s, %s,\n      ", name, st->args[c.xparam].text, st->args[c.wparam].text,
             c.bias ? st->args[c.bias->param].text : "nullptr", st->args[c.store->param].text);
   print_extents(&c, c.xparam, &x);
   sb_puts(&x, ", ");
   print_extents(&c, c.wparam, &x);
+  sb_puts(&x, ",\n      ");
+  print_list(&c, c.pad, c.nsp, &x);
+  sb_puts(&x, ", ");
+  print_list(&c, c.stride, c.nsp, &x);
+  sb_puts(&x, ", ");
+  print_list(&c, c.dil, c.nsp, &x);
+  sb_puts(&x, ", ");
+  print_list(&c, c.out_pad, c.nsp, &x);
   sb_printf(&x, ", %s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
             m->text + st->loc.begin);
   int ok = variant_replace_step(v, site->entry, st, x.s);

@@ -292,7 +292,7 @@ static int mono_cmp(const atoms *A, const mono *a, const mono *b) {
 }
 
 /* p printed with its terms in a fixed order (by their atoms' keys), for keys. */
-static void p_print_sorted(const atoms *A, const poly *p, strbuf *b) {
+void p_print_key(const atoms *A, const poly *p, strbuf *b) {
   poly s = *p;
   for (int i = 1; i < s.n; i++)
     for (int j = i; j > 0 && mono_cmp(A, &s.t[j - 1], &s.t[j]) > 0; j--) {
@@ -323,9 +323,9 @@ void p_quot(atoms *A, arena *a, const poly *num, const poly *den, poly *out) {
   }
   strbuf k = {0};
   sb_puts(&k, "q:((");
-  p_print_sorted(A, num, &k);
+  p_print_key(A, num, &k);
   sb_puts(&k, ") / (");
-  p_print_sorted(A, den, &k);
+  p_print_key(A, den, &k);
   sb_puts(&k, "))");
   p_atom(out, atom_id(A, arena_strdup(a, k.s)));
   sb_free(&k);

@@ -16,7 +16,7 @@
 
 #include "../lib/model.h"
 
-enum { MAX_ATOMS = 32, MAX_TERMS = 128, MAX_FACTORS = 6 };
+enum { MAX_ATOMS = 64, MAX_TERMS = 128, MAX_FACTORS = 6 };
 
 typedef struct mono {
   int64_t coef;
@@ -58,6 +58,8 @@ int p_ratio(const poly *p, const poly *s, poly *m);
 /* q with a == q * b, by long division (graded order of the terms); 0 when b does not
  * divide a exactly. */
 int p_div_exact(const poly *a, const poly *b, poly *q);
+/* p printed with its terms in a fixed order: equal polynomials print the same (a key). */
+void p_print_key(const atoms *A, const poly *p, strbuf *b);
 /* num / den as integer division: the exact quotient when den is a constant that divides
  * every coefficient, else an atom "q:(num) / (den)" that stands for the quotient (two
  * quotients of equal polynomials are the same atom). */
