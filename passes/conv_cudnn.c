@@ -18,7 +18,9 @@
  * convolution through cuDNN (kf_cudnn_conv_forward, emitted once per file), falling back to
  * the reference kernel when cuDNN cannot run it. FP32 stays FP32: the convolution's math
  * type is CUDNN_FMA_MATH (no TF32). The algorithm is the `algo`-th of cuDNN's heuristic
- * ranking (the runner measures them); a deterministic entry takes deterministic ones only.
+ * ranking (the runner measures them), among the deterministic ones: a variant reruns bit for
+ * bit, as the references do and the verifier checks (cuDNN's backward-data algorithms
+ * include ones that do not).
  *
  * Legal when (proven on the model with the index algebra of poly.h; else -R says why):
  *   - the kernel is lifted, uses no shared memory, barrier, atomic or warp function, writes
@@ -1566,7 +1568,7 @@ static const char helper[] =
     "// its own workspace, grown when a plan needs more. Returns false, having run nothing, when\n"
     "// cuDNN cannot run the convolution: the caller then runs the reference kernel.\n"
     "struct kf_cudnn_conv_plan {\n"
-    "  int key[27]; // rank, groups, algorithm rank, deterministic, transposed, x, w, pad, stride, dilation, output padding\n"
+    "  int key[26]; // rank, groups, algorithm rank, transposed, x, w, pad, stride, dilation, output padding\n"
     "  cudnnTensorDescriptor_t x, y, b;\n"
     "  cudnnFilterDescriptor_t w;\n"
     "  cudnnConvolutionDescriptor_t conv;\n"
@@ -1576,8 +1578,8 @@ static const char helper[] =
     "\n"
     "static bool kf_cudnn_conv_plan_make(cudnnHandle_t h, kf_cudnn_conv_plan *p) {\n"
     "  const int sp = p->key[0], nd = sp + 2, groups = p->key[1], rank = p->key[2];\n"
-    "  const bool deterministic = p->key[3], transposed = p->key[4];\n"
-    "  const int *xd = p->key + 5, *wd = p->key + 10, *pad = p->key + 15, *stride = p->key + 18, *dil = p->key + 21;\n"
+    "  const bool transposed = p->key[3];\n"
+    "  const int *xd = p->key + 4, *wd = p->key + 9, *pad = p->key + 14, *stride = p->key + 17, *dil = p->key + 20;\n"
     "  int xs[5], yd[5], ys[5], bd[5], bs[5];\n"
     "  for (int i = nd - 1, s = 1; i >= 0; s *= xd[i--])\n"
     "    xs[i] = s;\n"
@@ -1596,7 +1598,7 @@ static const char helper[] =
     "    yd[0] = xd[0];\n"
     "    yd[1] = wd[1] * groups;\n"
     "    for (int i = 0; i < sp; i++)\n"
-    "      yd[2 + i] = (xd[2 + i] - 1) * stride[i] - 2 * pad[i] + dil[i] * (wd[2 + i] - 1) + 1 + p->key[24 + i];\n"
+    "      yd[2 + i] = (xd[2 + i] - 1) * stride[i] - 2 * pad[i] + dil[i] * (wd[2 + i] - 1) + 1 + p->key[23 + i];\n"
     "  }\n"
     "  for (int i = nd - 1, s = 1; i >= 0; s *= yd[i--])\n"
     "    ys[i] = s;\n"
@@ -1607,7 +1609,8 @@ static const char helper[] =
     "  if (cudnnSetTensorNdDescriptor(p->y, CUDNN_DATA_FLOAT, nd, yd, ys) ||\n"
     "      cudnnSetTensorNdDescriptor(p->b, CUDNN_DATA_FLOAT, nd, bd, bs))\n"
     "    return false;\n"
-    "  // the rank-th usable algorithm in cuDNN's heuristic order, else the last usable one\n"
+    "  // the rank-th usable algorithm in cuDNN's heuristic order (deterministic, no tensor cores), else the last\n"
+    "  // usable one\n"
     "  int n = 0, usable = 0;\n"
     "  if (!transposed) {\n"
     "    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];\n"
@@ -1618,7 +1621,7 @@ static const char helper[] =
     "      size_t bytes = 0;\n"
     "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
     "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
-    "          (deterministic && perf[i].determinism != CUDNN_DETERMINISTIC) ||\n"
+    "          perf[i].determinism != CUDNN_DETERMINISTIC ||\n"
     "          cudnnGetConvolutionForwardWorkspaceSize(h, p->x, p->w, p->conv, p->y, perf[i].algo, &bytes))\n"
     "        continue;\n"
     "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
@@ -1632,7 +1635,7 @@ static const char helper[] =
     "      size_t bytes = 0;\n"
     "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
     "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
-    "          (deterministic && perf[i].determinism != CUDNN_DETERMINISTIC) ||\n"
+    "          perf[i].determinism != CUDNN_DETERMINISTIC ||\n"
     "          cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->w, p->x, p->conv, p->y, perf[i].algo, &bytes))\n"
     "        continue;\n"
     "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
@@ -1643,7 +1646,7 @@ static const char helper[] =
     "\n"
     "static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,\n"
     "                          const int *stride, const int *dilation, const int *out_pad, int groups, int algo_rank,\n"
-    "                          bool deterministic, const float *x, const float *w, const float *b, float *y,\n"
+    "                          const float *x, const float *w, const float *b, float *y,\n"
     "                          cudaStream_t stream) {\n"
     "  static cudnnHandle_t handle = [] {\n"
     "    cudnnHandle_t h = nullptr;\n"
@@ -1662,16 +1665,16 @@ static const char helper[] =
     "  // cuDNN convolves in two and three dimensions: one dimension is two with a height of 1\n"
     "  kf_cudnn_conv_plan q = {};\n"
     "  const int nsp = sp < 2 ? 2 : sp, lead = nsp - sp;\n"
-    "  q.key[0] = nsp, q.key[1] = groups, q.key[2] = algo_rank, q.key[3] = deterministic, q.key[4] = transposed;\n"
+    "  q.key[0] = nsp, q.key[1] = groups, q.key[2] = algo_rank, q.key[3] = transposed;\n"
     "  for (int i = 0; i < nsp + 2; i++) {\n"
-    "    q.key[5 + i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];\n"
-    "    q.key[10 + i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];\n"
+    "    q.key[4 + i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];\n"
+    "    q.key[9 + i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];\n"
     "  }\n"
     "  for (int i = 0; i < nsp; i++) {\n"
-    "    q.key[15 + i] = i < lead ? 0 : pad[i - lead];\n"
-    "    q.key[18 + i] = i < lead ? 1 : stride[i - lead];\n"
-    "    q.key[21 + i] = i < lead ? 1 : dilation[i - lead];\n"
-    "    q.key[24 + i] = i < lead ? 0 : out_pad[i - lead];\n"
+    "    q.key[14 + i] = i < lead ? 0 : pad[i - lead];\n"
+    "    q.key[17 + i] = i < lead ? 1 : stride[i - lead];\n"
+    "    q.key[20 + i] = i < lead ? 1 : dilation[i - lead];\n"
+    "    q.key[23 + i] = i < lead ? 0 : out_pad[i - lead];\n"
     "  }\n"
     "  kf_cudnn_conv_plan *p = nullptr;\n"
     "  for (int i = 0; i < nplans && !p; i++)\n"
@@ -1773,10 +1776,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             r, r, c.nsp, c.nsp);
   sb_printf(&t, "    const int (&kf_dilation)[%d], const int (&kf_out_pad)[%d], cudaStream_t kf_stream) {\n", c.nsp,
             c.nsp);
-  sb_printf(&t, "  return %s(%s, %d, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, %s, %d, %s, %s, %s, %s, %s,\n"
+  sb_printf(&t, "  return %s(%s, %d, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, %s, %d, %s, %s, %s, %s,\n"
                 "      kf_stream);\n}\n",
-            helper_name, c.transposed ? "true" : "false", c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0],
-            e->annot.deterministic ? "true" : "false", xn, wn, bn ? bn : "kf_no_bias", yn);
+            helper_name, c.transposed ? "true" : "false", c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0], xn, wn,
+            bn ? bn : "kf_no_bias", yn);
   /* the call in place of the launch; the launch itself when cuDNN cannot run */
   sb_printf(&x, "if (!%s(%s, %s, %s, %s,\n      ", name, st->args[c.xparam].text, st->args[c.wparam].text,
             c.bias ? st->args[c.bias->param].text : "nullptr", st->args[c.store->param].text);
