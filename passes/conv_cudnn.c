@@ -133,6 +133,8 @@ typedef struct conv {
   poly ibias;
   /* the result */
   int nsp, depthwise, transposed;
+  int x_derived;                /* x's shape from the kernel's own index (x a scratch) */
+  poly xdim[MAX_SP + 2];
   poly out_pad[MAX_SP];
   int xparam, wparam;
   poly pad[MAX_SP], stride[MAX_SP], dil[MAX_SP]; /* over the entry's scalars */
@@ -984,8 +986,10 @@ static const char *normalize(conv *c, poly **ps, int nps) {
         set_ub(c, leaf[i], &rp);
       } else if (has_ub(c, s)) {
         /* the top: its range is the source's bound over its place, when exact */
-        poly q;
-        if (p_div_exact(&c->ub[s], &place[i], &q) && uniform(c, &q))
+        poly q, u = c->ub[s], pl = place[i];
+        expand(c, &u);
+        expand(c, &pl);
+        if (((p_div_exact(&c->ub[s], &place[i], &q) && uniform(c, &q)) || p_div_exact(&u, &pl, &q)) && uniform(c, &q))
           set_ub(c, leaf[i], &q);
         else {
           c->ub[leaf[i]] = c->ub[s]; /* compared later as place * range */
@@ -1099,6 +1103,62 @@ static int is_int_const(const poly *p, long long *v) {
   return 1;
 }
 
+/* The shape of an input that is no annotated buffer (a scratch an earlier kernel wrote),
+ * from its index: the batch's and the channel's coefficients and, with every spatial
+ * stride taken as 1, each spatial coordinate's; extents the quotients of consecutive
+ * strides, the batch n's range. The layout must then explain the whole index (checked by
+ * the caller as for an annotated input), and the output extents the convolution's: with a
+ * stride or dilation other than 1 they do not, and the kernel stays. */
+static const char *derive_input(conv *c, int n_at, int co, const int *o, poly *X, poly *sx) {
+  enum { R = MAX_SP + 2 };
+  int r = c->nsp + 2;
+  poly rest, q, one;
+  const char *no = "reads an input that is neither an annotated buffer of the entry nor one whose shape its index gives";
+  p_const(&one, 1);
+  if (!has_ub(c, n_at))
+    return no;
+  /* the coordinates whose coefficients are the strides: n, the channel (a loop variable in
+   * both x's and w's indices whose coefficient in x is no spatial coordinate's; co for a
+   * depthwise input), each o_d */
+  int at[R];
+  at[0] = n_at;
+  at[1] = -1;
+  for (int d = 0; d < c->nsp; d++)
+    at[2 + d] = o[d];
+  for (int a = 0; a < c->A.n && at[1] < 0; a++) {
+    if (c->kind[a] != A_LOOP || !p_has(&c->ia, a) || !p_has(&c->ib, a) || !p_coef(&c->ia, a, &q, &rest))
+      continue;
+    int spatial = 0;
+    for (int d = 0; d < c->nsp && !spatial; d++) {
+      poly oq;
+      spatial = p_coef(&c->ia, o[d], &oq, &rest) && same(c, &oq, &q);
+    }
+    if (!spatial)
+      at[1] = a;
+  }
+  if (at[1] < 0)
+    at[1] = co;
+  for (int d = 0; d < r; d++)
+    if (!p_coef(&c->ia, at[d], &sx[d], &rest) || !uniform(c, &sx[d]))
+      return no;
+  if (!same(c, &sx[r - 1], &one))
+    return no;
+  X[0] = c->ub[n_at];
+  for (int d = 1; d < r; d++) {
+    poly a = sx[d - 1], b = sx[d];
+    expand(c, &a);
+    expand(c, &b);
+    if (!p_div_exact(&a, &b, &X[d]))
+      return no;
+  }
+  for (int d = 0; d < r; d++) {
+    expand(c, &X[d]);
+    if (!printable(c, &X[d]))
+      return "reads a scratch input whose shape names more than the entry's scalars";
+  }
+  return NULL;
+}
+
 static const char *check(conv *c) {
   enum { R = MAX_SP + 2 };
   /* y: dense over r coordinates, each's place the product of the inner ones' ranges */
@@ -1141,9 +1201,18 @@ static const char *check(conv *c) {
   c->xparam = c->ta;
   c->wparam = c->tb;
   poly X[R], W[R], sx[R], sw[R];
-  if (extents(c, c->xparam, X, R) != r || extents(c, c->wparam, W, R) != r)
-    return "reads an input or weight that is no annotated float buffer of the entry of the output's rank";
-  strides(X, r, sx);
+  if (extents(c, c->wparam, W, R) != r)
+    return "reads a weight that is no annotated float buffer of the entry of the output's rank";
+  if (extents(c, c->xparam, X, R) == r) {
+    strides(X, r, sx);
+  } else {
+    const char *why = derive_input(c, n_at, co, o, X, sx);
+    if (why)
+      return why;
+    c->x_derived = 1;
+    for (int d = 0; d < r; d++)
+      c->xdim[d] = X[d];
+  }
   strides(W, r, sw);
   /* the batch: n's range is x's */
   if (!has_ub(c, n_at) || !same(c, &c->ub[n_at], &X[0]))
@@ -1783,7 +1852,17 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   /* the call in place of the launch; the launch itself when cuDNN cannot run */
   sb_printf(&x, "if (!%s(%s, %s, %s, %s,\n      ", name, st->args[c.xparam].text, st->args[c.wparam].text,
             c.bias ? st->args[c.bias->param].text : "nullptr", st->args[c.store->param].text);
-  print_extents(&c, c.xparam, &x);
+  if (c.x_derived) { /* the shape the kernel's index gives */
+    sb_puts(&x, "{");
+    for (int i = 0; i < r; i++) {
+      sb_puts(&x, i ? ", (int)(" : "(int)(");
+      p_print(&c.A, &c.xdim[i], 0, &x);
+      sb_puts(&x, ")");
+    }
+    sb_puts(&x, "}");
+  } else {
+    print_extents(&c, c.xparam, &x);
+  }
   sb_puts(&x, ", ");
   print_extents(&c, c.wparam, &x);
   sb_puts(&x, ",\n      ");

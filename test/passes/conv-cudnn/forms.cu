@@ -3,9 +3,10 @@
 // window guarded by `continue`, a bias as the sum's start), by `r /= ...` in a grid-stride
 // loop (3-D, the bias in the store), from a 2-D grid with the batch and channel in
 // blockIdx.z (dilation, the window guarded by an `if` around the update), one per grid
-// dimension (1-D, the channel count as gridDim.y), and a depthwise one through pointer
-// locals. Each launch becomes `if (!site(...)) <the launch>`, the reference kept as the
-// fallback; the shared helper is emitted once, with FP32 (FMA) math.
+// dimension (1-D, the channel count as gridDim.y), a depthwise one through pointer
+// locals, and the first again on a scratch input, its shape read from its index. Each launch becomes `if (!site(...)) <the launch>`, the reference kept as the
+// fallback; the shared helper is emitted once, with FP32 (FMA) math and deterministic
+// algorithms only.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=conv-cudnn --emit=transformed -o %t.cu
@@ -13,10 +14,10 @@
 // CHECK: #include <cudnn.h>
 // CHECK: struct kf_cudnn_conv_plan {
 // CHECK: cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH)
+// CHECK: perf[i].determinism != CUDNN_DETERMINISTIC
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv_flat (line {{[0-9]+}}) as one cuDNN convolution, FP32 (no TF32), algorithm rank 0:
 // CHECK-NEXT: //   y = conv2d(x, w; stride {2, 2}, padding {1, 1}, dilation {1, 1}) + b[channel]
-// CHECK:        static const int kf_pad[] = {1, 1}, kf_stride[] = {2, 2}, kf_dilation[] = {1, 1};
-// CHECK-NEXT:   return kf_cudnn_conv_forward(2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, 1, 0, false, x, w, b, y, kf_stream);
+// CHECK:        return kf_cudnn_conv(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, 1, 0, x, w, b, y,
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv3d_gs (line {{[0-9]+}}) as one cuDNN convolution
 // CHECK-NEXT: //   y = conv3d(x, w; stride {1, 1, 1}, padding {0, 0, 0}, dilation {1, 1, 1}) + b[channel]
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv_grid (line {{[0-9]+}}) as one cuDNN convolution
@@ -25,14 +26,23 @@
 // CHECK-NEXT: //   y = conv1d(x, w; stride {1}, padding {0}, dilation {1})
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: depthwise (line {{[0-9]+}}) as one cuDNN convolution
 // CHECK-NEXT: //   y = conv2d depthwise(x, w; stride {1, 1}, padding {0, 0}, dilation {1, 1})
-// CHECK:        return kf_cudnn_conv_forward(2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_x[1], 0, false,
+// CHECK:        return kf_cudnn_conv(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, kf_x[1], 0, x, w,
 // CHECK-LABEL: {{^}}extern "C" void convs(
-// CHECK:        if (!conv_flat_cudnn(x, w2, b, y2, {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3)}, stream))
-// CHECK-NEXT:     conv_flat<2, 1><<<(n2 + 255) / 256, 256, 0, stream>>>(x, w2, b, y2, N, C, H, W, K, Ho, Wo)
-// CHECK:        if (!conv3d_gs_cudnn(v, w3, b, y3, {(int)(N), (int)(C), (int)(D), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3), (int)(3)}, stream))
+// CHECK:        if (!conv_flat_cudnn(x, w2, b, y2,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3)},
+// CHECK-NEXT:       {1, 1}, {2, 2}, {1, 1}, {0, 0}, stream))
+// CHECK-NEXT:     conv_flat<2, 1><<<(n2 + 255) / 256, 256, 0, stream>>>(x, w2, b, y2, N, C, H, W, K, Ho, Wo);
+// CHECK:        if (!conv3d_gs_cudnn(v, w3, b, y3,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(D), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3), (int)(3)},
 // CHECK:        if (!conv_grid_cudnn(x, w5, nullptr, y5,
-// CHECK:        if (!conv1d_cudnn(s, w1, nullptr, y1, {(int)(N), (int)(C), (int)(L)}, {(int)(K), (int)(C), (int)(5)}, stream))
-// CHECK:        if (!depthwise_cudnn(x, wd, nullptr, yd, {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(C), (int)(1), (int)(3), (int)(3)}, stream))
+// CHECK:            {2, 4}, {1, 1}, {2, 3}, {0, 0}, stream))
+// CHECK:        if (!conv1d_cudnn(s, w1, nullptr, y1,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(L)}, {(int)(K), (int)(C), (int)(5)},
+// CHECK:        if (!depthwise_cudnn(x, wd, nullptr, yd,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(C), (int)(1), (int)(3), (int)(3)},
+// CHECK:        if (!conv_flat_cudnn_2(t, w2, b, ys,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H - 2), (int)(W - 2)}, {(int)(K), (int)(C), (int)(3), (int)(3)},
+// CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 
@@ -145,11 +155,12 @@ __global__ void depthwise(const float* x, const float* w, float* y, int C, int H
 // kfuse: out y5 float[N][K][H + 4 - 8][W + 8 - 18]
 // kfuse: out y1 float[N][K][L - 4]
 // kfuse: out yd float[N][C][H - 2][W - 2]
+// kfuse: out ys float[N][K][H - 4][W - 4]
 // kfuse: assume H >= 10 && W >= 19 && D >= 3 && L >= 5
 // kfuse: tune N=2 C=3 K=4 D=5 H=12 W=21 L=9
 extern "C" void convs(const float* x, const float* v, const float* s, const float* w2, const float* w3,
                       const float* w5, const float* w1, const float* wd, const float* b, float* y2, float* y3,
-                      float* y5, float* y1, float* yd, int N, int C, int K, int D, int H, int W, int L,
+                      float* y5, float* y1, float* yd, float* ys, int N, int C, int K, int D, int H, int W, int L,
                       cudaStream_t stream) {
   const int Ho = (H + 2 - 3) / 2 + 1, Wo = (W + 2 - 3) / 2 + 1;
   const int n2 = N * K * Ho * Wo;
@@ -162,4 +173,10 @@ extern "C" void convs(const float* x, const float* v, const float* s, const floa
   conv1d<<<grid1, 128, 0, stream>>>(s, w1, y1, C, L);
   const long nd = (long)N * C * (H - 2) * (W - 2);
   depthwise<<<(unsigned)((nd + 255) / 256), 256, 0, stream>>>(x, wd, yd, C, H, W, nd);
+  float* t;
+  cudaMallocAsync(&t, sizeof(float) * nd, stream);
+  depthwise<<<(unsigned)((nd + 255) / 256), 256, 0, stream>>>(x, wd, t, C, H, W, nd);
+  const int ns = N * K * (H - 4) * (W - 4);
+  conv_flat<1, 0><<<(ns + 255) / 256, 256, 0, stream>>>(t, w2, b, ys, N, C, H - 2, W - 2, K, H - 4, W - 4);
+  cudaFreeAsync(t, stream);
 }
