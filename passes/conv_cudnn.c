@@ -1,5 +1,5 @@
 /*
- * conv_cudnn.c: a naive direct convolution kernel becomes one cuDNN forward convolution.
+ * conv_cudnn.c: a naive direct or transposed convolution kernel becomes one cuDNN convolution.
  * The references compute y = conv(x, w) (+ b) in NCHW (NCL, NCDHW) with one thread per
  * output element and loops over the input channels and the kernel window:
  *
@@ -13,14 +13,14 @@
  * (the output's coordinates from a flat index, a grid-stride loop, a 2-D grid with the
  * batch and channel in blockIdx.z, or one per grid dimension; the division chain written
  * with `r /= Wo`; pointer locals `xp = x + ...`; the window's bounds as `continue` or as an
- * `if` around the update), 5x to 50x slower than cuDNN on the H200. The pass replaces the
- * launch with `if (!site(...)) <the launch>`: a host function that runs the same
- * convolution through cuDNN (kf_cudnn_conv_forward, emitted once per file), falling back to
- * the reference kernel when cuDNN cannot run it. FP32 stays FP32: the convolution's math
- * type is CUDNN_FMA_MATH (no TF32). The algorithm is the `algo`-th of cuDNN's heuristic
- * ranking (the runner measures them), among the deterministic ones: a variant reruns bit for
- * bit, as the references do and the verifier checks (cuDNN's backward-data algorithms
- * include ones that do not).
+ * `if` around the update; transposed convolutions as a gather, `th = o + P - D * k` read at
+ * `th / S` where `th % S == 0`), 3x to 50x slower than cuDNN on the H200. The pass replaces
+ * the launch with `if (!site(...)) <the launch>`: a host function that runs the same
+ * convolution through cuDNN (kf_cudnn_conv, emitted once per file: forward, or backward
+ * data for a transposed one), falling back to the reference kernel when cuDNN cannot run
+ * it. FP32 stays FP32: the convolution's math type is CUDNN_FMA_MATH (no TF32). The
+ * algorithm is the `algo`-th deterministic one of cuDNN's heuristic ranking (the runner
+ * measures them; the verifier rejects a variant whose reruns differ).
  *
  * Legal when (proven on the model with the index algebra of poly.h; else -R says why):
  *   - the kernel is lifted, uses no shared memory, barrier, atomic or warp function, writes
@@ -32,18 +32,20 @@
  *     that load, window guards and one `acc += x[..] * w[..]`, then one store y[iy] = acc
  *     (or acc + b[co]);
  *   - every division and remainder of a thread coordinate is a digit of a mixed-radix
- *     decoding whose radices divide one another, so that the coordinate is the sum of its
+ *     decoding whose places divide one another, so that the coordinate is the sum of its
  *     digits times their places (what the reference's own decoding means);
  *   - with those digits, the loop variables and the entry's scalars as atoms: iy is dense
  *     over r = 2 + (1, 2 or 3) digits (n, co, o_1.. o_s: each's place the product of the
  *     inner ones' ranges), the outermost's range the batch of x; x's index is
  *     ((n * C + c) * X_1 + i_1) ... with c the channel loop's variable (standard) or co
- *     (depthwise, w's second extent 1), i_d = S_d * o_d + D_d * k_d - P_d, S_d and D_d
- *     positive integers, k_d the loop over w's extent d; w's index ((co * C' + ci) * K_1 +
- *     k_1) ...; the window guards are exactly 0 <= i_d and i_d < X_d (both, or P_d = 0 and
- *     no upper guard); each o_d ranges over (X_d + 2 P_d - D_d (K_d - 1) - 1) / S_d + 1,
- *     cuDNN's output extent; x and w are the entry's annotated buffers (their extents are
- *     the shapes cuDNN is given), the loops' extents theirs.
+ *     (depthwise, w's second extent 1), i_d = S_d * o_d + D_d * k_d - P_d (transposed:
+ *     o_d - D_d * k_d + P_d, or (o_d + P_d - D_d * k_d) / S_d with the remainder guarded),
+ *     k_d the loop over w's extent d; w's index ((co * C' + ci) * K_1 + k_1) ...
+ *     (transposed: ci first); the window guards are exactly 0 <= i_d and i_d < X_d (both,
+ *     or P_d = 0 and no upper guard; both for a transposed one); each o_d ranges over
+ *     cuDNN's output extent; x is an annotated buffer of the entry (its extents are the
+ *     shape cuDNN is given) or a scratch whose shape its index gives (stride 1), w an
+ *     annotated one, the loops' extents theirs.
  * The threads of the reference cover y, as its own verification shows (the same
  * assumption as gemm-cublas). The sum's order differs: the result differs by rounding,
  * which the entry's tolerance covers and the verifier checks.
@@ -54,7 +56,6 @@
 
 #include "../lib/expr.h"
 #include "../lib/pointwise.h"
-#include "../lib/print.h"
 #include "pass.h"
 #include "poly.h"
 #include "reduce.h"
@@ -62,7 +63,7 @@
 enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32, MAX_QUOT = 6 };
 
 /* What an atom stands for. */
-enum { A_UNIFORM, A_SOURCE, A_DIGIT, A_LOOP, A_LEAF, A_QUOT, A_REM };
+enum { A_UNIFORM, A_SOURCE, A_DIGIT, A_LOOP, A_LEAF, A_QUOT, A_REM, A_DECODED };
 
 /* A quotient or remainder by an integer of something that is no thread coordinate (a
  * transposed convolution's th / S and th % S); `guarded` when a condition keeps only the
@@ -1036,7 +1037,7 @@ static const char *normalize(conv *c, poly **ps, int nps) {
     }
     for (int j = 0; j < nps; j++)
       p_subst(ps[j], s, &sum);
-    c->kind[s] = A_UNIFORM + 100; /* decoded: no longer a coordinate */
+    c->kind[s] = A_DECODED; /* replaced by its leaves everywhere */
   }
   for (int j = 0; j < nps; j++)
     for (int i = 0; i < c->ndg; i++)
