@@ -19,8 +19,9 @@
  * convolution through cuDNN (kf_cudnn_conv, emitted once per file: forward, or backward
  * data for a transposed one), falling back to the reference kernel when cuDNN cannot run
  * it. FP32 stays FP32: the convolution's math type is CUDNN_FMA_MATH (no TF32). The
- * algorithm is the `algo`-th deterministic one of cuDNN's heuristic ranking (the runner
- * measures them; the verifier rejects a variant whose reruns differ).
+ * algorithm is the `algo`-th deterministic one of cuDNN's heuristic ranking, or (-1) the
+ * fastest deterministic one as cuDNN times them (the runner measures the variants; the
+ * verifier rejects a variant whose reruns differ).
  *
  * Legal when (proven on the model with the index algebra of poly.h; else -R says why):
  *   - the kernel is lifted, uses no shared memory, barrier, atomic or warp function, writes
@@ -1617,9 +1618,10 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
   return found;
 }
 
-/* algo: the rank, in cuDNN's heuristic order, of the algorithm to run */
-static const int algo_values[] = {0, 1, 2};
-static const pass_param params[] = {{"algo", algo_values, 3}};
+/* algo: the rank, in cuDNN's heuristic order, of the algorithm to run; -1: the fastest as cuDNN
+ * measures them (cudnnFind*AlgorithmEx, once per shape, on the call's own buffers) */
+static const int algo_values[] = {0, 1, 2, -1};
+static const pass_param params[] = {{"algo", algo_values, 4}};
 
 static int get_params(const pass_param **out) {
   *out = params;
@@ -1646,7 +1648,7 @@ static const char helper[] =
     "  size_t bytes;\n"
     "};\n"
     "\n"
-    "static bool kf_cudnn_conv_plan_make(cudnnHandle_t h, kf_cudnn_conv_plan *p) {\n"
+    "static bool kf_cudnn_conv_plan_make(cudnnHandle_t h, kf_cudnn_conv_plan *p, const float *x, const float *w, float *y) {\n"
     "  const int sp = p->key[0], nd = sp + 2, groups = p->key[1], rank = p->key[2];\n"
     "  const bool transposed = p->key[3];\n"
     "  const int *xd = p->key + 4, *wd = p->key + 9, *pad = p->key + 14, *stride = p->key + 17, *dil = p->key + 20;\n"
@@ -1679,15 +1681,22 @@ static const char helper[] =
     "  if (cudnnSetTensorNdDescriptor(p->y, CUDNN_DATA_FLOAT, nd, yd, ys) ||\n"
     "      cudnnSetTensorNdDescriptor(p->b, CUDNN_DATA_FLOAT, nd, bd, bs))\n"
     "    return false;\n"
-    "  // the rank-th usable algorithm in cuDNN's heuristic order (deterministic, no tensor cores), else the last\n"
-    "  // usable one\n"
+    "  // the rank-th usable algorithm (deterministic, no tensor cores) in cuDNN's heuristic order, else the last\n"
+    "  // usable one; rank -1: the fastest usable one as cuDNN times them on these buffers (they are written)\n"
     "  int n = 0, usable = 0;\n"
+    "  const int want = rank < 0 ? 0 : rank;\n"
+    "  const size_t cap = size_t(256) << 20; // the measurement's workspace\n"
+    "  void *ws = nullptr;\n"
+    "  if (rank < 0 && cudaMalloc(&ws, cap) != cudaSuccess)\n"
+    "    return false;\n"
     "  if (!transposed) {\n"
     "    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];\n"
-    "    if (cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,\n"
-    "                                               perf))\n"
-    "      return false;\n"
-    "    for (int i = 0; i < n && usable <= rank; i++) {\n"
+    "    const cudnnStatus_t found =\n"
+    "        rank < 0 ? cudnnFindConvolutionForwardAlgorithmEx(h, p->x, x, p->w, w, p->conv, p->y, y,\n"
+    "                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, ws, cap)\n"
+    "                 : cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y,\n"
+    "                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf);\n"
+    "    for (int i = 0; !found && i < n && usable <= want; i++) {\n"
     "      size_t bytes = 0;\n"
     "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
     "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
@@ -1698,10 +1707,13 @@ static const char helper[] =
     "    }\n"
     "  } else {\n"
     "    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];\n"
-    "    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->x, p->conv, p->y,\n"
-    "                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf))\n"
-    "      return false;\n"
-    "    for (int i = 0; i < n && usable <= rank; i++) {\n"
+    "    const cudnnStatus_t found =\n"
+    "        rank < 0 ? cudnnFindConvolutionBackwardDataAlgorithmEx(h, p->w, w, p->x, x, p->conv, p->y, y,\n"
+    "                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf, ws,\n"
+    "                                                               cap)\n"
+    "                 : cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->x, p->conv, p->y,\n"
+    "                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf);\n"
+    "    for (int i = 0; !found && i < n && usable <= want; i++) {\n"
     "      size_t bytes = 0;\n"
     "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
     "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
@@ -1711,6 +1723,7 @@ static const char helper[] =
     "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
     "    }\n"
     "  }\n"
+    "  cudaFree(ws);\n"
     "  return usable > 0;\n"
     "}\n"
     "\n"
@@ -1751,7 +1764,7 @@ static const char helper[] =
     "    if (!memcmp(plans[i].key, q.key, sizeof q.key))\n"
     "      p = &plans[i];\n"
     "  if (!p) {\n"
-    "    if (nplans == 16 || !kf_cudnn_conv_plan_make(handle, &q))\n"
+    "    if (nplans == 16 || !kf_cudnn_conv_plan_make(handle, &q, x, w, y))\n"
     "      return false; // (a failed plan's descriptors are not reused)\n"
     "    plans[nplans] = q;\n"
     "    p = &plans[nplans++];\n"
