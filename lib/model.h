@@ -164,6 +164,8 @@ typedef struct kstep {
                             * constant (a one-dimensional block), directly or as the
                             * initializer of a dim3 variable never assigned (block_var), else 0 */
   const char *block_var;
+  xexpr *grid_x;        /* KS_LAUNCH: the grid's x extent (the integer grid itself, or
+                         * dim3(x, ...)'s x), likewise read (below), else NULL */
   xexpr *grid_y;        /* KS_LAUNCH: the grid's y extent over the entry's scalars and host
                          * variables (1 for an integer grid), when kfuse reads it: dim3(x, y)
                          * in the launch or in the declaration of a dim3 variable grid_var

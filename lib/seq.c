@@ -503,14 +503,16 @@ static long long constant_threads(seqctx *s, CXCursor k, const char **var) {
   return 0;
 }
 
-/* The y (dim 1) or z (dim 2) extent of a launch's grid argument g (kstep.grid_y,
- * kstep.grid_z), or NULL. */
+/* The x (dim 0), y (dim 1) or z (dim 2) extent of a launch's grid argument g
+ * (kstep.grid_x, grid_y, grid_z), or NULL. */
 static xexpr *grid_extent(seqctx *s, CXCursor g, int dim, const char **var) {
   cxctx *c = s->c;
   for (int depth = 0; depth < 8; depth++) {
     g = cx_strip(c, g);
     CXType t = clang_getCanonicalType(clang_getCursorType(g));
     if (t.kind >= CXType_Bool && t.kind <= CXType_Int128) {
+      if (dim == 0) /* an integer grid: its x extent is the integer */
+        return host_value(s, g);
       xexpr *one = xnode(c->a, XE_INT);
       one->ival = 1;
       return one;
@@ -554,6 +556,7 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   st->grid = config_text(c, cfg, 0, "?");
   st->block = config_text(c, cfg, 1, "?");
   st->block_threads = cfg.n > 2 ? constant_threads(s, cfg.v[2], &st->block_var) : 0;
+  st->grid_x = cfg.n > 1 ? grid_extent(s, cfg.v[1], 0, &st->grid_var) : NULL;
   st->grid_y = cfg.n > 1 ? grid_extent(s, cfg.v[1], 1, &st->grid_var) : NULL;
   st->grid_z = cfg.n > 1 ? grid_extent(s, cfg.v[1], 2, &st->grid_var) : NULL;
   st->smem = config_text(c, cfg, 2, "0");
@@ -803,7 +806,7 @@ static void forget_assigned_config(const kentry *e, kstep *steps, int n) {
     if (assigned_var(e, st->block_var))
       st->block_threads = 0;
     if (assigned_var(e, st->grid_var))
-      st->grid_y = st->grid_z = NULL;
+      st->grid_x = st->grid_y = st->grid_z = NULL;
     forget_assigned_config(e, st->body, st->nbody);
     forget_assigned_config(e, st->orelse, st->norelse);
   }

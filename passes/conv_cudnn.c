@@ -61,7 +61,7 @@
 #include "poly.h"
 #include "reduce.h"
 
-enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32, MAX_QUOT = 6 };
+enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32, MAX_QUOT = 6, MAX_UNROLL = 27 };
 
 /* What an atom stands for. */
 enum { A_UNIFORM, A_SOURCE, A_DIGIT, A_LOOP, A_LEAF, A_QUOT, A_REM, A_DECODED };
@@ -129,6 +129,12 @@ typedef struct conv {
   int term_seen;
   int ta, tb;                   /* the term's two loads: params */
   poly ia, ib;
+  /* a window written out by hand: every product of the sum, with the loops open around it */
+  int nterm;
+  int uta[MAX_UNROLL], utb[MAX_UNROLL];
+  poly uia[MAX_UNROLL], uib[MAX_UNROLL];
+  int open[MAX_LOOPS], nopen;   /* the loops open at this point of the walk */
+  int term_open;                /* ... and at the products (all must be under every loop) */
   const kstmt *store;
   poly iy;
   const kexpr *bias;            /* b[co] (the init or in the store) */
@@ -415,15 +421,25 @@ static int is_builtin(const kexpr *e, kbuiltin b) {
   return e && e->kind == KE_BUILTIN && e->builtin == b;
 }
 
-/* blockIdx.y * X + threadIdx.y (y: or .x; X the block's extent, as the reference spells
- * it) */
-static int is_linear(const kexpr *e, int y) {
+/* blockIdx.? * X + threadIdx.? (X the block's extent, as the reference spells it): a
+ * coordinate of the thread, named "t" for blockIdx.x and threadIdx.x (the grid-stride
+ * loops' too), "u" for .y and .y, else by the pair. The proof does not depend on how the
+ * threads are mapped (they cover the output, as the reference's verification shows): the
+ * name only keeps two coordinates apart. NULL when e is none. */
+static const char *linear_name(const kexpr *e) {
+  static const char *const names[3][3] = {
+      {"t", "lin:x.y", "lin:x.z"}, {"lin:y.x", "u", "lin:y.z"}, {"lin:z.x", "lin:z.y", "lin:z.z"}};
   e = kx_strip(e);
   if (!e || e->kind != KE_BINARY || e->op != KO_ADD)
-    return 0;
-  kbuiltin tid = y ? KB_TID_Y : KB_TID_X, bid = y ? KB_BID_Y : KB_BID_X;
-  const kexpr *m = is_builtin(e->b, tid) ? kx_strip(e->a) : is_builtin(e->a, tid) ? kx_strip(e->b) : NULL;
-  return m && m->kind == KE_BINARY && m->op == KO_MUL && (is_builtin(m->a, bid) || is_builtin(m->b, bid));
+    return NULL;
+  for (int bid = 0; bid < 3; bid++)
+    for (int tid = 0; tid < 3; tid++) {
+      kbuiltin T = (kbuiltin)(KB_TID_X + tid), B = (kbuiltin)(KB_BID_X + bid);
+      const kexpr *m = is_builtin(e->b, T) ? kx_strip(e->a) : is_builtin(e->a, T) ? kx_strip(e->b) : NULL;
+      if (m && m->kind == KE_BINARY && m->op == KO_MUL && (is_builtin(m->a, B) || is_builtin(m->b, B)))
+        return names[bid][tid];
+    }
+  return NULL;
 }
 
 static int source(conv *c, const char *key) { return new_atom(c, key, A_SOURCE); }
@@ -435,12 +451,9 @@ static void ev(conv *c, const kexpr *e, poly *out) {
     out->bad = 1;
     return;
   }
-  if (is_linear(e, 0)) {
-    p_atom(out, source(c, "t"));
-    return;
-  }
-  if (is_linear(e, 1)) {
-    p_atom(out, source(c, "u"));
+  const char *lin = linear_name(e);
+  if (lin) {
+    p_atom(out, source(c, lin));
     return;
   }
   poly a, b;
@@ -467,10 +480,13 @@ static void ev(conv *c, const kexpr *e, poly *out) {
     }
     break;
   case KE_BUILTIN:
-    if ((e->builtin == KB_BID_Y && c->st->grid_y) || (e->builtin == KB_BID_Z && c->st->grid_z)) {
-      int s = source(c, e->builtin == KB_BID_Y ? "blockIdx.y" : "blockIdx.z");
-      if (s >= 0 && !has_ub(c, s)) {
-        xpoly(&c->pc, e->builtin == KB_BID_Y ? c->st->grid_y : c->st->grid_z, &a);
+    if (e->builtin == KB_BID_X || e->builtin == KB_BID_Y || e->builtin == KB_BID_Z) {
+      /* a block coordinate alone: its range is the grid's extent, when the model reads it */
+      const xexpr *g = e->builtin == KB_BID_X ? c->st->grid_x : e->builtin == KB_BID_Y ? c->st->grid_y : c->st->grid_z;
+      int s = source(c, kbuiltin_name(e->builtin));
+      if (s >= 0 && g && !has_ub(c, s)) {
+        xpoly(&c->pc, g, &a);
+        size_atom(c, &a);
         set_ub(c, s, &a);
       }
       p_atom(out, s);
@@ -631,7 +647,7 @@ static const char *declare(conv *c, const kstmt *s) {
 /* The comparisons of cond as conditions to keep going: `negate` for a condition that
  * skips (continue, return), whose disjunction is negated. */
 static const char *conditions(conv *c, const kexpr *e, int negate, cond *out, int *n) {
-  e = kx_strip(e);
+  e = kx_strip(kx_resolve(c->k, kx_strip(e), -1)); /* a bool local: its definition */
   if (!e || e->kind != KE_BINARY)
     return "has a condition kfuse does not read";
   if (e->op == (negate ? KO_LOR : KO_LAND)) {
@@ -721,6 +737,25 @@ static const char *guard(conv *c, const kexpr *cond_e, int negate) {
 static int is_acc(const conv *c, const kexpr *e) { return kx_is_var(e, c->acc); }
 
 /* acc += x * w, or acc = acc + x * w */
+/* The products of a sum of products, as terms of the window. */
+static const char *products(conv *c, const kexpr *t) {
+  while (t && t->kind == KE_CAST && t->type == KT_F32)
+    t = t->a;
+  if (t && t->kind == KE_BINARY && t->op == KO_ADD && t->type == KT_F32) {
+    const char *why = products(c, t->a);
+    return why ? why : products(c, t->b);
+  }
+  if (c->nterm == MAX_UNROLL)
+    return "sums more products than kfuse follows";
+  int j = c->nterm;
+  if (!t || t->kind != KE_BINARY || t->op != KO_MUL || !load_of(c, t->a, &c->uta[j], &c->uia[j]) ||
+      !load_of(c, t->b, &c->utb[j], &c->uib[j]))
+    return "sums no product of two float loads";
+  c->nterm++;
+  return NULL;
+}
+
+/* acc += x * w (or a sum of such products: a window written out), or acc = acc + ... */
 static const char *update(conv *c, const kstmt *s) {
   const kexpr *t;
   if (s->kind != KST_ASSIGN || s->var != c->acc || s->member)
@@ -732,14 +767,27 @@ static const char *update(conv *c, const kstmt *s) {
     t = kx_strip(s->value)->b;
   else
     return "updates its sum by other than an addition";
-  while (t && t->kind == KE_CAST && t->type == KT_F32)
-    t = t->a;
-  if (c->term_seen)
+  if (c->term_seen && (c->nopen != c->term_open || c->ncd))
     return "updates its sum twice";
-  if (!t || t->kind != KE_BINARY || t->op != KO_MUL || !load_of(c, t->a, &c->ta, &c->ia) ||
-      !load_of(c, t->b, &c->tb, &c->ib))
-    return "sums no product of two float loads";
+  const kexpr *sel = t;
+  while (sel && sel->kind == KE_CAST && sel->type == KT_F32)
+    sel = sel->a;
+  if (sel && sel->kind == KE_SELECT) { /* acc += inside ? x * w : 0 */
+    const kexpr *z = kx_strip(sel->c);
+    if (!z || !((z->kind == KE_FLT && z->fval == 0) || (z->kind == KE_INT && z->ival == 0)))
+      return "adds a choice other than a product or 0";
+    const char *why = conditions(c, sel->a, 0, c->cd, &c->ncd);
+    if (why)
+      return why;
+    t = sel->b;
+  }
+  const char *why = products(c, t);
+  if (why)
+    return why;
   c->term_seen = 1;
+  c->term_open = c->nopen;
+  c->ta = c->uta[0], c->tb = c->utb[0];
+  c->ia = c->uia[0], c->ib = c->uib[0];
   return NULL;
 }
 
@@ -802,7 +850,12 @@ static const char *nest(conv *c, const kstmt *s) {
     c->loop_atom[c->nloops++] = a;
     p_atom(&c->val[s->loop_var], a);
     c->has[s->loop_var] = 1;
-    return nest(c, s->then);
+    if (c->term_seen)
+      return "loops after its update";
+    c->open[c->nopen++] = a;
+    const char *why = nest(c, s->then);
+    c->nopen--;
+    return why;
   }
   case KST_IF:
     if (s->orelse)
@@ -1452,6 +1505,142 @@ static const char *check(conv *c) {
   return NULL;
 }
 
+/* ---- a window written out by hand ---- */
+
+/* The products of a window written out (acc += x[i0] * w[j0] + x[i0 + 1] * w[j0 + 1] + ...)
+ * as one product over loops of its own: the weight's offsets, integers, decode (by w's
+ * strides, its window extents integers) into window positions that cover the window once
+ * each; the input's offsets must be linear in the positions, one step per dimension. The
+ * term becomes x[i0 + sum v_d * step_d] * w[j0 + sum v_d * sw_d] with each v_d a loop
+ * over [0, K_d), for check() to prove as any other. */
+static const char *unroll(conv *c) {
+  enum { R = MAX_SP + 2 };
+  const char *no = "writes out a window kfuse cannot read as one";
+  if (c->ncd)
+    return "guards a window it writes out";
+  for (int j = 0; j < c->nterm; j++) { /* one load of each buffer, the same way round */
+    if (c->uta[j] == c->utb[0] && c->utb[j] == c->uta[0] && c->uta[j] != c->utb[j]) {
+      int t = c->uta[j];
+      c->uta[j] = c->utb[j];
+      c->utb[j] = t;
+      poly tp = c->uia[j];
+      c->uia[j] = c->uib[j];
+      c->uib[j] = tp;
+    }
+    if (c->uta[j] != c->uta[0] || c->utb[j] != c->utb[0])
+      return no;
+  }
+  /* which side is the weight: the one whose offsets are integers */
+  long long off[MAX_UNROLL];
+  int wside = -1;
+  for (int side = 1; side >= 0 && wside < 0; side--) {
+    const poly *ix = side ? c->uib : c->uia;
+    int ints = 1;
+    for (int j = 0; j < c->nterm && ints; j++) {
+      poly d;
+      p_add(&d, &ix[j], &ix[0], -1);
+      ints = is_int_const(&d, &off[j]);
+    }
+    if (ints)
+      wside = side;
+  }
+  if (wside < 0)
+    return no;
+  int wparam = wside ? c->utb[0] : c->uta[0];
+  poly *iw = wside ? c->uib : c->uia, *ix = wside ? c->uia : c->uib;
+  poly W[R];
+  int rw = extents(c, wparam, W, R);
+  if (rw < 3)
+    return no;
+  int nsp = rw - 2;
+  long long K[MAX_SP], sw[MAX_SP], win = 1;
+  for (int d = nsp - 1; d >= 0; d--) {
+    if (!is_int_const(&W[2 + d], &K[d]) || K[d] < 1)
+      return "writes out a window whose extents are not integers";
+    sw[d] = win;
+    win *= K[d];
+  }
+  if (c->nterm != win)
+    return "writes out other than the whole window";
+  /* the base: the product at offset 0 of the weight (the window's first position) */
+  long long lo = off[0];
+  int base = 0;
+  for (int j = 1; j < c->nterm; j++)
+    if (off[j] < lo)
+      lo = off[j], base = j;
+  long long pos[MAX_UNROLL][MAX_SP];
+  unsigned char seen[MAX_UNROLL] = {0};
+  for (int j = 0; j < c->nterm; j++) {
+    long long o = off[j] - lo, at = 0;
+    if (o < 0 || o >= win || seen[o])
+      return "writes out other than the whole window";
+    seen[o] = 1;
+    for (int d = 0; d < nsp; d++) {
+      pos[j][d] = o / sw[d] % K[d];
+      at += pos[j][d] * sw[d];
+    }
+    if (at != o)
+      return no;
+  }
+  /* the input's step along each window dimension, from the product one position along it */
+  poly step[MAX_SP], t;
+  for (int d = 0; d < nsp; d++) {
+    p_const(&step[d], 0);
+    if (K[d] < 2)
+      continue;
+    int u = -1;
+    for (int j = 0; j < c->nterm && u < 0; j++) {
+      int unit = 1;
+      for (int e = 0; e < nsp; e++)
+        unit &= pos[j][e] == (e == d);
+      if (unit)
+        u = j;
+    }
+    if (u < 0)
+      return no;
+    p_add(&step[d], &ix[u], &ix[base], -1);
+    if (!uniform(c, &step[d]))
+      return no;
+  }
+  for (int j = 0; j < c->nterm; j++) {
+    poly want = ix[base];
+    for (int d = 0; d < nsp; d++) {
+      poly k;
+      p_const(&k, pos[j][d]);
+      p_mul(&t, &k, &step[d]);
+      p_add(&want, &want, &t, 1);
+    }
+    if (!same(c, &want, &ix[j]))
+      return "writes out a window whose input offsets are not one step per position";
+  }
+  /* one product over loops v_d */
+  poly nx = ix[base], nw = iw[base];
+  for (int d = 0; d < nsp; d++) {
+    if (K[d] < 2)
+      continue;
+    if (c->nloops == MAX_LOOPS)
+      return no;
+    int v = new_atom(c, arena_printf(c->m->arena, "l:window%d", d), A_LOOP);
+    if (v < 0)
+      return "has indices with more names than kfuse follows";
+    poly kp, vp;
+    p_const(&kp, K[d]);
+    set_ub(c, v, &kp);
+    c->loop_atom[c->nloops++] = v;
+    p_atom(&vp, v);
+    p_mul(&t, &vp, &step[d]);
+    p_add(&nx, &nx, &t, 1);
+    p_const(&kp, sw[d]);
+    p_mul(&t, &vp, &kp);
+    p_add(&nw, &nw, &t, 1);
+  }
+  c->ta = c->uta[0];
+  c->tb = c->utb[0];
+  c->ia = wside ? nx : nw;
+  c->ib = wside ? nw : nx;
+  return NULL;
+}
+
 /* ---- matching a launch ---- */
 
 /* The integer template arguments of the launch, by the kernel's template parameters'
@@ -1558,12 +1747,21 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
   for (int p = 0; p < k->nparams; p++)
     if (k->params[p].is_pointer && k->params[p].writes && p != c->store->param)
       return "writes another buffer";
-  poly *ps[4 + MAX_CONDS + MAX_QUOT] = {&c->iy, &c->ia, &c->ib, &c->ibias};
+  poly *ps[4 + MAX_CONDS + MAX_QUOT + 2 * MAX_UNROLL] = {&c->iy, &c->ia, &c->ib, &c->ibias};
+  int nps = 4;
   for (int i = 0; i < c->ncd; i++)
-    ps[4 + i] = &c->cd[i].d;
+    ps[nps++] = &c->cd[i].d;
   for (int i = 0; i < c->nqt; i++)
-    ps[4 + c->ncd + i] = &c->qt[i].num;
-  if ((why = normalize(c, ps, 4 + c->ncd + c->nqt)))
+    ps[nps++] = &c->qt[i].num;
+  for (int i = 0; i < c->nterm; i++) {
+    ps[nps++] = &c->uia[i];
+    ps[nps++] = &c->uib[i];
+  }
+  if ((why = normalize(c, ps, nps)))
+    return why;
+  if (c->term_open != c->nloops)
+    return "has a loop around no update of its sum";
+  if (c->nterm > 1 && (why = unroll(c)))
     return why;
   if ((why = check(c)))
     return why;

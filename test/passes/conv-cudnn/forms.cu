@@ -4,7 +4,9 @@
 // loop (3-D, the bias in the store), from a 2-D grid with the batch and channel in
 // blockIdx.z (dilation, the window guarded by an `if` around the update), one per grid
 // dimension (1-D, the channel count as gridDim.y), a depthwise one through pointer
-// locals, and the first again on a scratch input, its shape read from its index. Each launch becomes `if (!site(...)) <the launch>`, the reference kept as the
+// locals, the first again on a scratch input, its shape read from its index, and a 3 x 3
+// window written out by hand (its products in any order), rows from the grid's x, and
+// padding as a choice between the product and 0. Each launch becomes `if (!site(...)) <the launch>`, the reference kept as the
 // fallback; the shared helper is emitted once, with FP32 (FMA) math and deterministic
 // algorithms only.
 // REQUIRES: nvcc
@@ -43,6 +45,12 @@
 // CHECK:        if (!conv_flat_cudnn_2(t, w2, b, ys,
 // CHECK-NEXT:       {(int)(N), (int)(C), (int)(H - 2), (int)(W - 2)}, {(int)(K), (int)(C), (int)(3), (int)(3)},
 // CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
+// CHECK:        if (!by_hand_cudnn(x, w2, nullptr, yh,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3)},
+// CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
+// CHECK:        if (!chosen_cudnn(x, w2, nullptr, yc,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3)},
+// CHECK-NEXT:       {1, 1}, {1, 1}, {1, 1}, {0, 0}, stream))
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 
@@ -141,6 +149,42 @@ __global__ void depthwise(const float* x, const float* w, float* y, int C, int H
   y[idx] = acc;
 }
 
+// A 3 x 3 window written out: rows of the grid's x over (n, k, oh), columns over y.
+__global__ void by_hand(const float* x, const float* w, float* y, int C, int H, int W, int K) {
+  const int Ho = H - 2, Wo = W - 2;
+  const int row = blockIdx.x;
+  const int ow = blockIdx.y * blockDim.x + threadIdx.x;
+  if (ow >= Wo) return;
+  const int oh = row % Ho, k = (row / Ho) % K, n = row / (Ho * K);
+  float acc = 0.f;
+  for (int c = 0; c < C; ++c) {
+    const float* xr = x + ((size_t)(n * C + c) * H + oh) * W + ow;
+    const float* wr = w + (k * C + c) * 9;
+    acc += xr[0] * wr[0] + xr[1] * wr[1] + xr[2] * wr[2];
+    acc += xr[W] * wr[3] + xr[W + 1] * wr[4] + xr[W + 2] * wr[5];
+    acc += xr[2 * W + 2] * wr[8] + xr[2 * W] * wr[6] + xr[2 * W + 1] * wr[7];
+  }
+  y[(size_t)row * Wo + ow] = acc;
+}
+
+// Padding 1 as a choice: the window's bounds in a bool, the product or 0.
+__global__ void chosen(const float* x, const float* w, float* y, int C, int H, int W, int K) {
+  const int ow = blockIdx.x * blockDim.x + threadIdx.x;
+  const int oh = blockIdx.y;
+  const int nk = blockIdx.z;
+  if (ow >= W) return;
+  const int n = nk / K, k = nk % K;
+  float acc = 0.0f;
+  for (int c = 0; c < C; ++c)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const int ih = oh - 1 + i, iw = ow - 1 + j;
+        const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
+        acc += inside ? x[((n * C + c) * H + ih) * W + iw] * w[((k * C + c) * 3 + i) * 3 + j] : 0.0f;
+      }
+  y[((size_t)nk * H + oh) * W + ow] = acc;
+}
+
 // kfuse: in  x  float[N][C][H][W]
 // kfuse: in  v  float[N][C][D][H][W]
 // kfuse: in  s  float[N][C][L]
@@ -156,11 +200,13 @@ __global__ void depthwise(const float* x, const float* w, float* y, int C, int H
 // kfuse: out y1 float[N][K][L - 4]
 // kfuse: out yd float[N][C][H - 2][W - 2]
 // kfuse: out ys float[N][K][H - 4][W - 4]
+// kfuse: out yh float[N][K][H - 2][W - 2]
+// kfuse: out yc float[N][K][H][W]
 // kfuse: assume H >= 10 && W >= 19 && D >= 3 && L >= 5
 // kfuse: tune N=2 C=3 K=4 D=5 H=12 W=21 L=9
 extern "C" void convs(const float* x, const float* v, const float* s, const float* w2, const float* w3,
                       const float* w5, const float* w1, const float* wd, const float* b, float* y2, float* y3,
-                      float* y5, float* y1, float* yd, float* ys, int N, int C, int K, int D, int H, int W, int L,
+                      float* y5, float* y1, float* yd, float* ys, float* yh, float* yc, int N, int C, int K, int D, int H, int W, int L,
                       cudaStream_t stream) {
   const int Ho = (H + 2 - 3) / 2 + 1, Wo = (W + 2 - 3) / 2 + 1;
   const int n2 = N * K * Ho * Wo;
@@ -179,4 +225,8 @@ extern "C" void convs(const float* x, const float* v, const float* s, const floa
   const int ns = N * K * (H - 4) * (W - 4);
   conv_flat<1, 0><<<(ns + 255) / 256, 256, 0, stream>>>(t, w2, b, ys, N, C, H - 2, W - 2, K, H - 4, W - 4);
   cudaFreeAsync(t, stream);
+  dim3 gridh(N * K * (H - 2), (W - 2 + 63) / 64);
+  by_hand<<<gridh, 64, 0, stream>>>(x, w2, yh, C, H, W, K);
+  dim3 gridc((W + 63) / 64, H, N * K);
+  chosen<<<gridc, 64, 0, stream>>>(x, w2, yc, C, H, W, K);
 }
