@@ -66,7 +66,8 @@ enum {
  * in order at every site they find, once per combination of their parameters' values (the
  * defaults first, then an odometer over the values), each a whole file, until there are
  * --max-variants of them; a combination that gives the same text as an earlier one is
- * dropped and does not count (a parameter of a pass with no site changes nothing). Remarks of
+ * dropped and does not count (a parameter of a pass with no site changes nothing, and the
+ * odometer leaves it at its default until the pass finds a site). Remarks of
  * missed sites are reported once, with -R. Returns the count, or -1 after a usage error.
  */
 int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d) {
@@ -90,6 +91,10 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   if (digits > 256)
     KFUSE_BUG("the passes have %d parameters; at most 256", digits);
   int n = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
+  /* a pass that has found no site yet has parameters that change nothing: its digits stay
+   * at their defaults until it finds one, so that they do not multiply the combinations of
+   * the passes that apply (conv-cudnn's four algorithms on a file with no convolution) */
+  int found[64] = {0};
   for (int combo = 0; n < most && combo < MAX_COMBOS; combo++) {
     variant *v = variant_new(m);
     int digit = 0, ok = 1;
@@ -101,6 +106,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
       pass_site *sites = NULL;
       int nsites = 0;
       list[p]->find(v, &sites, &nsites, o->remarks && combo == 0, d);
+      found[p] |= nsites > 0;
       for (int s = 0; s < nsites && ok; s++)
         ok = list[p]->apply(v, &sites[s], values, d);
       if (o->verbose && combo == 0)
@@ -131,6 +137,8 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
     int carry = 1, d2 = 0;
     for (int p = 0; p < npass && carry; p++)
       for (int q = 0; q < nparams[p] && carry; q++, d2++) {
+        if (!found[p])
+          continue;
         if (++pos[d2] < params[p][q].nvalues)
           carry = 0;
         else
