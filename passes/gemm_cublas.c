@@ -250,7 +250,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
     return "has a loop that does not count from 0 to K by 1";
 
   /* the index algebra */
-  pctx c = {.A = &g->A, .m = m, .e = e, .k = k, .st = st, .builtins = 1, .own_params = 1};
+  pctx c = {.A = &g->A, .m = m, .e = e, .k = k, .st = st, .builtins = 1, .own_params = 1, .any_block = 1};
   poly katom, R, C, pr, pc, pb = {0}, rowc; /* rowc: the flat index, row * N + col */
   p_atom(&katom, atom_id(&g->A, "k"));
   c.var_atom[0] = j;
@@ -278,11 +278,11 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
     kpoly(&c, bd[0].bound, &T);
     const kexpr *lin = kx_strip(kx_resolve(k, kx_strip(bd[0].lhs), -1)), *E = NULL;
     /* a flat index t < M * N, split by t / N and t % N (or t - (t / N) * N) */
-    for (int d = 0; lin && pw_is_linear(lin, st->block_threads) && d < g->col.npre + g->col.npost && !E; d++) {
+    for (int d = 0; lin && poly_is_linear_any(lin) && d < g->col.npre + g->col.npost && !E; d++) {
       const kstmt *s = d < g->col.npre ? g->col.pre[d] : g->col.post[d - g->col.npre];
       const kexpr *x0 = kx_strip(s->value);
       if (x0 && x0->kind == KE_BINARY && (x0->op == KO_DIV || x0->op == KO_MOD) &&
-          pw_is_linear(kx_strip(kx_resolve(k, kx_strip(x0->a), -1)), st->block_threads))
+          poly_is_linear_any(kx_strip(kx_resolve(k, kx_strip(x0->a), -1))))
         E = x0->b;
     }
     if (E) {

@@ -384,6 +384,19 @@ void xpoly(pctx *c, const xexpr *x, poly *out) {
   out->bad = 1;
 }
 
+static int is_builtin(const kexpr *e, kbuiltin b) {
+  e = kx_strip(e);
+  return e && e->kind == KE_BUILTIN && e->builtin == b;
+}
+
+int poly_is_linear_any(const kexpr *e) {
+  e = kx_strip(e);
+  if (!e || e->kind != KE_BINARY || e->op != KO_ADD)
+    return 0;
+  const kexpr *m = is_builtin(e->b, KB_TID_X) ? kx_strip(e->a) : is_builtin(e->a, KB_TID_X) ? kx_strip(e->b) : NULL;
+  return m && m->kind == KE_BINARY && m->op == KO_MUL && (is_builtin(m->a, KB_BID_X) || is_builtin(m->b, KB_BID_X));
+}
+
 void kpoly(pctx *c, const kexpr *e, poly *out) {
   memset(out, 0, sizeof *out);
   if (!e || ++c->depth > 64) {
@@ -393,7 +406,7 @@ void kpoly(pctx *c, const kexpr *e, poly *out) {
   }
   poly a, b;
   e = kx_strip(e); /* integer casts keep the value: the reference's indices do not overflow */
-  if (c->linear && pw_is_linear(e, c->st->block_threads)) {
+  if (c->linear && (pw_is_linear(e, c->st->block_threads) || (c->any_block && poly_is_linear_any(e)))) {
     *out = *c->linear;
     c->depth--;
     return;

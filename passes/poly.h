@@ -90,8 +90,14 @@ typedef struct pctx {
   int builtins;                 /* other builtins and named constants as atoms (else bad) */
   int own_params;               /* the kernel's scalar parameters as atoms "p:name", not
                                  * through the launch's arguments */
+  int any_block;                /* `linear` also stands for blockIdx.x * X + threadIdx.x with
+                                 * X other than the block's size (a template parameter): a
+                                 * pass whose proof does not depend on the threads' mapping */
   int depth;
 } pctx;
+
+/* Whether e is blockIdx.x * X + threadIdx.x for some X (in either order). */
+int poly_is_linear_any(const kexpr *e);
 
 /* An integer expression of the entry (a launch's argument, a grid extent). */
 void xpoly(pctx *c, const xexpr *x, poly *out);

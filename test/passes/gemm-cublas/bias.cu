@@ -1,8 +1,8 @@
 // A linear layer, the sum plus a bias per output feature (in the store, or as the sum's
 // initial value), becomes one cublasLtMatmul whose epilogue adds the bias: row-major
 // y = x w^T + b is column-major y^T = w x^T with b added down y^T's rows. FP32 compute (no
-// TF32), a 32 MiB workspace allocated once; cublasLt.h joins the includes. The output
-// compiles.
+// TF32), a 32 MiB workspace allocated once; cublasLt.h joins the includes; the block's size
+// may be a template parameter. The output compiles.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
@@ -27,6 +27,7 @@
 // CHECK-LABEL: {{^}}extern "C" void linears(
 // CHECK:        linear_cublas(x, w, b, y1, M, K, N, stream);
 // CHECK-NEXT:   linear_init_cublas(x, w, b, y2, M, K, N, stream);
+// CHECK-NEXT:   linear_t_cublas(x, w, b, y3, M, K, N, stream);
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 
@@ -49,15 +50,29 @@ __global__ void linear_init(const float* x, const float* w, const float* b, floa
   y[i] = acc;
 }
 
+// The block's size a template parameter (level2/081): the flat index blockIdx.x * THREADS +
+// threadIdx.x is the thread's output whatever THREADS is.
+template <int THREADS>
+__global__ void linear_t(const float* x, const float* w, const float* b, float* y, int M, int K, int N) {
+  const int i = blockIdx.x * THREADS + threadIdx.x;
+  if (i >= M * N) return;
+  const int r = i / N, o = i % N;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) acc += x[r * K + k] * w[o * K + k];
+  y[i] = acc + b[o];
+}
+
 // kfuse: in  x  float[M][K]
 // kfuse: in  w  float[N][K]
 // kfuse: in  b  float[N]
 // kfuse: out y1 float[M][N]
 // kfuse: out y2 float[M][N]
+// kfuse: out y3 float[M][N]
 // kfuse: tune M=64 K=32 N=48
-extern "C" void linears(const float* x, const float* w, const float* b, float* y1, float* y2, int M, int K,
+extern "C" void linears(const float* x, const float* w, const float* b, float* y1, float* y2, float* y3, int M, int K,
                         int N, cudaStream_t stream) {
   dim3 grid((N + 15) / 16, (M + 15) / 16);
   linear<<<grid, dim3(16, 16), 0, stream>>>(x, w, b, y1, M, K, N);
   linear_init<<<(M * N + 255) / 256, 256, 0, stream>>>(x, w, b, y2, M, K, N);
+  linear_t<128><<<(M * N + 127) / 128, 128, 0, stream>>>(x, w, b, y3, M, K, N);
 }
