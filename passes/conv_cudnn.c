@@ -1786,34 +1786,15 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, conv
   return why;
 }
 
+static const char *site_match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **k, int *quiet) {
+  static conv x;
+  const char *why = match(m, e, st, &x, quiet);
+  *k = x.k;
+  return why;
+}
+
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps; i++) {
-      const kstep *st = &e->steps[i];
-      static conv c;
-      int quiet;
-      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
-        continue;
-      const char *why = match(m, e, st, &c, &quiet);
-      if (why) {
-        if (remarks && !quiet)
-          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col,
-                      "not substituted: '%s' %s [-Rpass-missed=conv-cudnn]", c.k ? c.k->name : "?", why);
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = ps->last_step = st->index;
-      ps->what = arena_printf(m->arena, "%s: %s (line %u)", e->name, c.k->name, c.k->loc.line);
-      found++;
-    }
-  }
-  return found;
+  return pass_each_launch(v, "conv-cudnn", site_match, sites, nsites, remarks, d);
 }
 
 /* algo: the rank, in cuDNN's heuristic order, of the algorithm to run; -1: the fastest as cuDNN

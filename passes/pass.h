@@ -50,6 +50,17 @@ typedef struct pass {
  * first or last step), or -1. */
 int pass_top_position(const kentry *e, int index);
 
+/* Whether launch st of entry e is a site of a pass that replaces one launch; NULL, or why
+ * not (*quiet: not worth a remark). Sets *k to the launched kernel when there is one. */
+typedef const char *(*pass_launch_match)(const kmodel *m, const kentry *e, const kstep *st, const kkernel **k,
+                                         int *quiet);
+/* The sites of such a pass in v: every top-level launch of every traced entry that no
+ * earlier pass changed and that `match` takes, named "entry: kernel (line N)"; a launch it
+ * refuses is the remark "not substituted: 'kernel' why [-Rpass-missed=name]" (with
+ * `remarks`, unless quiet). Returns the number of sites (find's contract). */
+int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
+                     int remarks, diag *d);
+
 /* ---- printing what passes emit ---- */
 
 /* k's parameter list as declared, without parentheses: "const float *x, int n". */

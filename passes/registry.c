@@ -46,3 +46,34 @@ int pass_top_position(const kentry *e, int index) {
       return i;
   return -1;
 }
+
+int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
+                     int remarks, diag *d) {
+  const kmodel *m = v->m;
+  int found = 0, cap = *nsites;
+  for (int ei = 0; ei < m->nentries; ei++) {
+    const kentry *e = &m->entries[ei];
+    if (e->opaque_why)
+      continue;
+    for (int i = 0; i < e->nsteps; i++) {
+      const kstep *st = &e->steps[i];
+      const kkernel *k = NULL;
+      int quiet;
+      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
+        continue;
+      const char *why = match(m, e, st, &k, &quiet);
+      if (why) {
+        if (remarks && !quiet)
+          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col, "not substituted: '%s' %s [-Rpass-missed=%s]",
+                      k ? k->name : "?", why, name);
+        continue;
+      }
+      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
+      ps->entry = ei;
+      ps->first_step = ps->last_step = st->index;
+      ps->what = arena_printf(m->arena, "%s: %s (line %u)", e->name, k->name, k->loc.line);
+      found++;
+    }
+  }
+  return found;
+}
