@@ -16,12 +16,13 @@
  * `if` around the update; transposed convolutions as a gather, `th = o + P - D * k` read at
  * `th / S` where `th % S == 0`), 3x to 50x slower than cuDNN on the H200. The pass replaces
  * the launch with `if (!site(...)) <the launch>`: a host function that runs the same
- * convolution through cuDNN (kf_cudnn_conv, emitted once per file: forward, or backward
- * data for a transposed one), falling back to the reference kernel when cuDNN cannot run
- * it. FP32 stays FP32: the convolution's math type is CUDNN_FMA_MATH (no TF32). The
- * algorithm is the `algo`-th deterministic one of cuDNN's heuristic ranking, or (-1) the
- * fastest deterministic one as cuDNN times them (the runner measures the variants; the
- * verifier rejects a variant whose reruns differ).
+ * convolution through cuDNN's graph API (kf_cudnn_conv, passes/cuda/kf_cudnn_conv.cuh,
+ * emitted once per file: one forward convolution, or for a transposed one a forward
+ * convolution per output phase, interleaved), falling back to the reference kernel when
+ * cuDNN cannot run it. FP32 stays FP32: engines noted as using tensor cores (TF32), lower
+ * precision or nondeterminism are never taken. The engine is the `algo`-th usable one of
+ * cuDNN's heuristic ranking, or (-1) the fastest usable one as timed at the first call (the
+ * runner measures the variants; the verifier rejects a variant whose reruns differ).
  *
  * Legal when (proven on the model with the index algebra of poly.h; else -R says why):
  *   - the kernel is lifted, uses no shared memory, barrier, atomic or warp function, writes
@@ -1797,8 +1798,8 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
   return pass_each_launch(v, "conv-cudnn", site_match, sites, nsites, remarks, d);
 }
 
-/* algo: the rank, in cuDNN's heuristic order, of the algorithm to run; -1: the fastest as cuDNN
- * measures them (cudnnFind*AlgorithmEx, once per shape, on the call's own buffers) */
+/* algo: the rank, in cuDNN's heuristic order, of the engine to run; -1: the fastest as timed at
+ * the first call of a shape, on the call's own buffers */
 static const int algo_values[] = {0, 1, 2, -1};
 static const pass_param params[] = {{"algo", algo_values, 4}};
 
@@ -1811,169 +1812,8 @@ static int get_params(const pass_param **out) {
 
 static const char helper_name[] = "kf_cudnn_conv";
 
-static const char helper[] =
-    "// kfuse conv-cudnn: convolutions through cuDNN (layout N, C, spatial), float32 with\n"
-    "// CUDNN_FMA_MATH (no TF32): forward, or transposed (cuDNN's backward data, the input in the\n"
-    "// place of dy). A plan (descriptors, algorithm, workspace size) is made once per shape and\n"
-    "// kept; the handle is made once and bound to the caller's stream at each call; each stream has\n"
-    "// its own workspace, grown when a plan needs more. Returns false, having run nothing, when\n"
-    "// cuDNN cannot run the convolution: the caller then runs the reference kernel.\n"
-    "struct kf_cudnn_conv_plan {\n"
-    "  int key[26]; // rank, groups, algorithm rank, transposed, x, w, pad, stride, dilation, output padding\n"
-    "  cudnnTensorDescriptor_t x, y, b;\n"
-    "  cudnnFilterDescriptor_t w;\n"
-    "  cudnnConvolutionDescriptor_t conv;\n"
-    "  int algo;\n"
-    "  size_t bytes;\n"
-    "};\n"
-    "\n"
-    "static bool kf_cudnn_conv_plan_make(cudnnHandle_t h, kf_cudnn_conv_plan *p, const float *x, const float *w, float *y) {\n"
-    "  const int sp = p->key[0], nd = sp + 2, groups = p->key[1], rank = p->key[2];\n"
-    "  const bool transposed = p->key[3];\n"
-    "  const int *xd = p->key + 4, *wd = p->key + 9, *pad = p->key + 14, *stride = p->key + 17, *dil = p->key + 20;\n"
-    "  int xs[5], yd[5], ys[5], bd[5], bs[5];\n"
-    "  for (int i = nd - 1, s = 1; i >= 0; s *= xd[i--])\n"
-    "    xs[i] = s;\n"
-    "  if (cudnnCreateTensorDescriptor(&p->x) || cudnnCreateTensorDescriptor(&p->y) ||\n"
-    "      cudnnCreateTensorDescriptor(&p->b) || cudnnCreateFilterDescriptor(&p->w) ||\n"
-    "      cudnnCreateConvolutionDescriptor(&p->conv) ||\n"
-    "      cudnnSetTensorNdDescriptor(p->x, CUDNN_DATA_FLOAT, nd, xd, xs) ||\n"
-    "      cudnnSetFilterNdDescriptor(p->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nd, wd) ||\n"
-    "      cudnnSetConvolutionNdDescriptor(p->conv, sp, pad, stride, dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT) ||\n"
-    "      cudnnSetConvolutionGroupCount(p->conv, groups) || cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH))\n"
-    "    return false;\n"
-    "  if (!transposed) {\n"
-    "    if (cudnnGetConvolutionNdForwardOutputDim(p->conv, p->x, p->w, nd, yd))\n"
-    "      return false;\n"
-    "  } else { // the forward convolution's input, from its output: (X - 1) S - 2P + D (K - 1) + 1 + output padding\n"
-    "    yd[0] = xd[0];\n"
-    "    yd[1] = wd[1] * groups;\n"
-    "    for (int i = 0; i < sp; i++)\n"
-    "      yd[2 + i] = (xd[2 + i] - 1) * stride[i] - 2 * pad[i] + dil[i] * (wd[2 + i] - 1) + 1 + p->key[23 + i];\n"
-    "  }\n"
-    "  for (int i = nd - 1, s = 1; i >= 0; s *= yd[i--])\n"
-    "    ys[i] = s;\n"
-    "  for (int i = nd - 1, s = 1; i >= 0; s *= bd[i--]) {\n"
-    "    bd[i] = i == 1 ? yd[1] : 1; // the bias: one value per output channel\n"
-    "    bs[i] = s;\n"
-    "  }\n"
-    "  if (cudnnSetTensorNdDescriptor(p->y, CUDNN_DATA_FLOAT, nd, yd, ys) ||\n"
-    "      cudnnSetTensorNdDescriptor(p->b, CUDNN_DATA_FLOAT, nd, bd, bs))\n"
-    "    return false;\n"
-    "  // the rank-th usable algorithm (deterministic, no tensor cores) in cuDNN's heuristic order, else the last\n"
-    "  // usable one; rank -1: the fastest usable one as cuDNN times them on these buffers (they are written)\n"
-    "  int n = 0, usable = 0;\n"
-    "  const int want = rank < 0 ? 0 : rank;\n"
-    "  const size_t cap = size_t(256) << 20; // the measurement's workspace\n"
-    "  void *ws = nullptr;\n"
-    "  if (rank < 0 && cudaMalloc(&ws, cap) != cudaSuccess)\n"
-    "    return false;\n"
-    "  if (!transposed) {\n"
-    "    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];\n"
-    "    const cudnnStatus_t found =\n"
-    "        rank < 0 ? cudnnFindConvolutionForwardAlgorithmEx(h, p->x, x, p->w, w, p->conv, p->y, y,\n"
-    "                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf, ws, cap)\n"
-    "                 : cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y,\n"
-    "                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf);\n"
-    "    for (int i = 0; !found && i < n && usable <= want; i++) {\n"
-    "      size_t bytes = 0;\n"
-    "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
-    "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
-    "          perf[i].determinism != CUDNN_DETERMINISTIC ||\n"
-    "          cudnnGetConvolutionForwardWorkspaceSize(h, p->x, p->w, p->conv, p->y, perf[i].algo, &bytes))\n"
-    "        continue;\n"
-    "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
-    "    }\n"
-    "  } else {\n"
-    "    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];\n"
-    "    const cudnnStatus_t found =\n"
-    "        rank < 0 ? cudnnFindConvolutionBackwardDataAlgorithmEx(h, p->w, w, p->x, x, p->conv, p->y, y,\n"
-    "                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf, ws,\n"
-    "                                                               cap)\n"
-    "                 : cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->x, p->conv, p->y,\n"
-    "                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf);\n"
-    "    for (int i = 0; !found && i < n && usable <= want; i++) {\n"
-    "      size_t bytes = 0;\n"
-    "      if (perf[i].status || perf[i].mathType == CUDNN_TENSOR_OP_MATH ||\n"
-    "          perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||\n"
-    "          perf[i].determinism != CUDNN_DETERMINISTIC ||\n"
-    "          cudnnGetConvolutionBackwardDataWorkspaceSize(h, p->w, p->x, p->conv, p->y, perf[i].algo, &bytes))\n"
-    "        continue;\n"
-    "      p->algo = perf[i].algo, p->bytes = bytes, usable++;\n"
-    "    }\n"
-    "  }\n"
-    "  cudaFree(ws);\n"
-    "  return usable > 0;\n"
-    "}\n"
-    "\n"
-    "static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,\n"
-    "                          const int *stride, const int *dilation, const int *out_pad, int groups, int algo_rank,\n"
-    "                          const float *x, const float *w, const float *b, float *y,\n"
-    "                          cudaStream_t stream) {\n"
-    "  static cudnnHandle_t handle = [] {\n"
-    "    cudnnHandle_t h = nullptr;\n"
-    "    return cudnnCreate(&h) == CUDNN_STATUS_SUCCESS ? h : nullptr;\n"
-    "  }();\n"
-    "  static kf_cudnn_conv_plan plans[16];\n"
-    "  static int nplans = 0;\n"
-    "  static struct {\n"
-    "    cudaStream_t stream;\n"
-    "    void *p;\n"
-    "    size_t bytes;\n"
-    "  } workspace[8];\n"
-    "  static int nworkspaces = 0;\n"
-    "  if (!handle || sp < 1 || sp > 3 || cudnnSetStream(handle, stream) != CUDNN_STATUS_SUCCESS)\n"
-    "    return false;\n"
-    "  // cuDNN convolves in two and three dimensions: one dimension is two with a height of 1\n"
-    "  kf_cudnn_conv_plan q = {};\n"
-    "  const int nsp = sp < 2 ? 2 : sp, lead = nsp - sp;\n"
-    "  q.key[0] = nsp, q.key[1] = groups, q.key[2] = algo_rank, q.key[3] = transposed;\n"
-    "  for (int i = 0; i < nsp + 2; i++) {\n"
-    "    q.key[4 + i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];\n"
-    "    q.key[9 + i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];\n"
-    "  }\n"
-    "  for (int i = 0; i < nsp; i++) {\n"
-    "    q.key[14 + i] = i < lead ? 0 : pad[i - lead];\n"
-    "    q.key[17 + i] = i < lead ? 1 : stride[i - lead];\n"
-    "    q.key[20 + i] = i < lead ? 1 : dilation[i - lead];\n"
-    "    q.key[23 + i] = i < lead ? 0 : out_pad[i - lead];\n"
-    "  }\n"
-    "  kf_cudnn_conv_plan *p = nullptr;\n"
-    "  for (int i = 0; i < nplans && !p; i++)\n"
-    "    if (!memcmp(plans[i].key, q.key, sizeof q.key))\n"
-    "      p = &plans[i];\n"
-    "  if (!p) {\n"
-    "    if (nplans == 16 || !kf_cudnn_conv_plan_make(handle, &q, x, w, y))\n"
-    "      return false; // (a failed plan's descriptors are not reused)\n"
-    "    plans[nplans] = q;\n"
-    "    p = &plans[nplans++];\n"
-    "  }\n"
-    "  int ws = 0;\n"
-    "  while (ws < nworkspaces && workspace[ws].stream != stream)\n"
-    "    ws++;\n"
-    "  if (ws == nworkspaces) {\n"
-    "    if (nworkspaces == 8)\n"
-    "      return false;\n"
-    "    workspace[nworkspaces++] = {stream, nullptr, 0};\n"
-    "  }\n"
-    "  if (p->bytes > workspace[ws].bytes) {\n"
-    "    void *grown = nullptr;\n"
-    "    if (cudaStreamSynchronize(stream) != cudaSuccess || cudaMalloc(&grown, p->bytes) != cudaSuccess)\n"
-    "      return false;\n"
-    "    cudaFree(workspace[ws].p);\n"
-    "    workspace[ws].p = grown;\n"
-    "    workspace[ws].bytes = p->bytes;\n"
-    "  }\n"
-    "  const float one = 1.0f, zero = 0.0f;\n"
-    "  const cudnnStatus_t done =\n"
-    "      transposed ? cudnnConvolutionBackwardData(handle, &one, p->w, w, p->x, x, p->conv,\n"
-    "                                                (cudnnConvolutionBwdDataAlgo_t)p->algo, workspace[ws].p, p->bytes,\n"
-    "                                                &zero, p->y, y)\n"
-    "                 : cudnnConvolutionForward(handle, &one, p->x, x, p->w, w, p->conv,\n"
-    "                                           (cudnnConvolutionFwdAlgo_t)p->algo, workspace[ws].p, p->bytes, &zero,\n"
-    "                                           p->y, y);\n"
-    "  return done == CUDNN_STATUS_SUCCESS && (!b || cudnnAddTensor(handle, &one, p->b, b, &one, p->y, y) == CUDNN_STATUS_SUCCESS);\n"
-    "}\n";
+/* passes/cuda/kf_cudnn_conv.cuh, embedded at build time (lib/CMakeLists.txt) */
+extern const unsigned char kf_cudnn_conv_source[];
 
 /* Polynomials over the entry's scalars as a braced list, at the call. */
 static void print_list(const conv *c, const poly *v, int n, strbuf *b) {
@@ -2029,7 +1869,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&what, ")");
   if (bn)
     sb_printf(&what, " + %s[channel]", bn);
-  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as one cuDNN %sconvolution, FP32 (no TF32), algorithm rank %d:\n",
+  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as cuDNN %sconvolution, FP32 (no TF32), engine rank %d:\n",
             k->name, k->loc.line, c.transposed ? "transposed " : "", values[0]);
   sb_printf(&t, "//   %s\n", what.s);
   sb_printf(&t, "static bool %s(const float *%s, const float *%s, const float *%s, float *%s,\n", name, xn, wn,
@@ -2074,12 +1914,13 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     for (int i = 0; i < v->nkernels; i++)
       have |= !strcmp(v->kernels[i].name, helper_name);
     variant_add_include(v, "<cudnn.h>");
+    variant_add_include(v, "<cstdint>");
     variant_add_include(v, "<cstring>");
     if (!have)
-      variant_add_kernel(v, 0, helper_name, helper);
+      variant_add_kernel(v, 0, helper_name, (const char *)kf_cudnn_conv_source);
     variant_add_kernel(v, site->entry, name, t.s);
     variant_note(v, arena_printf(v->a, "conv-cudnn(algo=%d)@%s#%d", values[0], e->name, site->first_step),
-                 arena_printf(v->a, "conv-cudnn: %s -> %s (cuDNN, algorithm rank %d: %s)", site->what, name, values[0],
+                 arena_printf(v->a, "conv-cudnn: %s -> %s (cuDNN, engine rank %d: %s)", site->what, name, values[0],
                               what.s));
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: overlapping changes at %s; the variant is dropped",

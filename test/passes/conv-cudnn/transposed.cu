@@ -8,12 +8,12 @@
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=conv-cudnn --emit=transformed -o %t.cu
 // RUN: FileCheck %s < %t.cu
-// CHECK-LABEL: {{^}}// kfuse conv-cudnn: gather2d (line {{[0-9]+}}) as one cuDNN transposed convolution, FP32 (no TF32), algorithm rank 0:
+// CHECK-LABEL: {{^}}// kfuse conv-cudnn: gather2d (line {{[0-9]+}}) as cuDNN transposed convolution, FP32 (no TF32), engine rank 0:
 // CHECK-NEXT: //   y = conv_transpose2d(x, w; stride {S, S}, padding {P, P}, dilation {dil, dil}, output padding {OP, OP}) + b[channel]
 // CHECK:        return kf_cudnn_conv(true, 2, kf_x, kf_w,
-// CHECK-LABEL: {{^}}// kfuse conv-cudnn: shifts3d (line {{[0-9]+}}) as one cuDNN transposed convolution
+// CHECK-LABEL: {{^}}// kfuse conv-cudnn: shifts3d (line {{[0-9]+}}) as cuDNN transposed convolution
 // CHECK-NEXT: //   y = conv_transpose3d(x, w; stride {2, 2, 2}, padding {1, 1, 1}, dilation {1, 1, 1}, output padding {0, 0, 0})
-// CHECK-LABEL: {{^}}// kfuse conv-cudnn: unit1d (line {{[0-9]+}}) as one cuDNN transposed convolution
+// CHECK-LABEL: {{^}}// kfuse conv-cudnn: unit1d (line {{[0-9]+}}) as cuDNN transposed convolution
 // CHECK-NEXT: //   y = conv_transpose1d(x, w; stride {1}, padding {1}, dilation {1}, output padding {0})
 // CHECK-LABEL: {{^}}extern "C" void transposed(
 // CHECK:        if (!gather2d_cudnn(x, w2, b, y2,

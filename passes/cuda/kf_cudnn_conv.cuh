@@ -1,0 +1,479 @@
+// kfuse conv-cudnn: convolutions through cuDNN's graph API (layout N, C, spatial), float32
+// with float accumulation; engines that use tensor cores (TF32), convert or reduce in lower
+// precision, or are not deterministic are never taken. The handle is made once and bound to
+// the caller's stream at each call; a plan (graph, engine, workspace size) is made once per
+// shape and kept; each stream has its own workspace, grown when a call needs more.
+//
+// A transposed convolution with stride s is computed as s^d forward convolutions, one per
+// output phase (the outputs o with o mod s = r take the taps t with (r + p - t * dilation)
+// mod s = 0, a forward convolution of the input with those taps, reversed), written into the
+// workspace and interleaved into y with the bias: cuDNN's deterministic backward-data engines
+// run 10 to 20 times slower than its forward ones on these shapes. Returns false, having run
+// nothing, when cuDNN cannot run the convolution: the caller then runs the reference kernel.
+
+struct kf_cudnn_fwd_shape { // one forward convolution; compared bytewise as the plan's key
+  long long nd, rank, align;
+  long long xd[5], xs[5], wd[5], yd[5], ys[5];
+  long long pre[3], post[3], stride[3], dil[3];
+};
+
+struct kf_cudnn_fwd_plan {
+  kf_cudnn_fwd_shape key;
+  cudnnBackendDescriptor_t plan;
+  long long bytes;
+};
+
+static long long kf_cudnn_align(const void *p) {
+  const unsigned long long a = (unsigned long long)p;
+  return a % 16 == 0 ? 16 : a % 8 == 0 ? 8 : 4;
+}
+
+static void kf_cudnn_destroy(cudnnBackendDescriptor_t *d, int n) {
+  for (int i = 0; i < n; i++)
+    if (d[i])
+      cudnnBackendDestroyDescriptor(d[i]);
+}
+
+static cudnnBackendDescriptor_t kf_cudnn_tensor(long long uid, long long nd, const long long *dim, const long long *str,
+                                                long long align) {
+  cudnnBackendDescriptor_t t = nullptr;
+  const cudnnDataType_t f = CUDNN_DATA_FLOAT;
+  const int64_t id = uid, al = align;
+  int64_t d[5], s[5];
+  for (int i = 0; i < nd; i++)
+    d[i] = dim[i], s[i] = str[i];
+  if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &t) ||
+      cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f) ||
+      cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, d) ||
+      cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, s) ||
+      cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &id) ||
+      cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &al) ||
+      cudnnBackendFinalize(t)) {
+    kf_cudnn_destroy(&t, 1);
+    return nullptr;
+  }
+  return t;
+}
+
+// Runs a plan on x, w, y with the workspace ws.
+static bool kf_cudnn_execute(cudnnHandle_t h, cudnnBackendDescriptor_t plan, const float *x, const float *w, float *y,
+                             void *ws) {
+  cudnnBackendDescriptor_t pack = nullptr;
+  void *ptr[3] = {(void *)x, (void *)w, (void *)y};
+  const int64_t uid[3] = {'x', 'w', 'y'};
+  const bool ok = !cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack) &&
+                  !cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uid) &&
+                  !cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptr) &&
+                  !cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws) &&
+                  !cudnnBackendFinalize(pack) && !cudnnBackendExecute(h, plan, pack);
+  kf_cudnn_destroy(&pack, 1);
+  return ok;
+}
+
+// The plan of one forward convolution: the rank-th usable engine configuration in cuDNN's
+// heuristic order (mode A), else the last usable one; rank -1: the fastest usable one as
+// timed here on the call's own buffers (y is written).
+static bool kf_cudnn_fwd_plan_make(cudnnHandle_t h, kf_cudnn_fwd_plan *p, const float *x, const float *w, float *y,
+                                   cudaStream_t stream) {
+  const kf_cudnn_fwd_shape &s = p->key;
+  const long long sp = s.nd - 2;
+  long long ws_[5];
+  for (long long i = s.nd - 1, n = 1; i >= 0; n *= s.wd[i--])
+    ws_[i] = n;
+  enum { X, W, Y, CONV, OP, GRAPH, HEUR, NDESC };
+  cudnnBackendDescriptor_t d[NDESC] = {};
+  d[X] = kf_cudnn_tensor('x', s.nd, s.xd, s.xs, s.align);
+  d[W] = kf_cudnn_tensor('w', s.nd, s.wd, ws_, s.align);
+  d[Y] = kf_cudnn_tensor('y', s.nd, s.yd, s.ys, s.align);
+  const cudnnDataType_t f = CUDNN_DATA_FLOAT;
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const cudnnBackendHeurMode_t heur = CUDNN_HEUR_MODE_A;
+  const int64_t nsp = sp;
+  int64_t pre[3], post[3], str[3], dil[3];
+  for (int i = 0; i < sp; i++)
+    pre[i] = s.pre[i], post[i] = s.post[i], str[i] = s.stride[i], dil[i] = s.dil[i];
+  const float one = 1.0f, zero = 0.0f;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const cudnnBackendAttributeName_t graph_handle = CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
+                                    plan_handle = CUDNN_ATTR_EXECUTION_PLAN_HANDLE;
+#pragma GCC diagnostic pop
+  bool ok = d[X] && d[W] && d[Y] && !cudnnBackendCreateDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &d[CONV]) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &nsp) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, sp, dil) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, sp, str) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, sp, pre) &&
+            !cudnnBackendSetAttribute(d[CONV], CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, sp, post) &&
+            !cudnnBackendFinalize(d[CONV]) &&
+            !cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &d[OP]) &&
+            !cudnnBackendSetAttribute(d[OP], CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &d[X]) &&
+            !cudnnBackendSetAttribute(d[OP], CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &d[W]) &&
+            !cudnnBackendSetAttribute(d[OP], CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                      1, &d[Y]) &&
+            !cudnnBackendSetAttribute(d[OP], CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                      CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d[CONV]) &&
+            !cudnnBackendSetAttribute(d[OP], CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &one) &&
+            !cudnnBackendSetAttribute(d[OP], CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &zero) &&
+            !cudnnBackendFinalize(d[OP]) &&
+            !cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &d[GRAPH]) &&
+            !cudnnBackendSetAttribute(d[GRAPH], CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d[OP]) &&
+            !cudnnBackendSetAttribute(d[GRAPH], graph_handle, CUDNN_TYPE_HANDLE, 1, &h) &&
+            !cudnnBackendFinalize(d[GRAPH]) &&
+            !cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &d[HEUR]) &&
+            !cudnnBackendSetAttribute(d[HEUR], CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                      &d[GRAPH]) &&
+            !cudnnBackendSetAttribute(d[HEUR], CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &heur) &&
+            !cudnnBackendFinalize(d[HEUR]);
+  enum { MAXCFG = 32 };
+  cudnnBackendDescriptor_t cfg[MAXCFG] = {};
+  int64_t ncfg = 0;
+  ok = ok && !cudnnBackendGetAttribute(d[HEUR], CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &ncfg,
+                                       nullptr);
+  ncfg = ncfg < MAXCFG ? ncfg : MAXCFG;
+  for (int i = 0; ok && i < ncfg; i++)
+    ok = !cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg[i]);
+  ok = ok && !cudnnBackendGetAttribute(d[HEUR], CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, ncfg,
+                                       &ncfg, cfg);
+  const int want = s.rank < 0 ? 0 : (int)s.rank;
+  int usable = 0;
+  float best = 0;
+  void *tws = nullptr; // the timing's workspace
+  size_t tbytes = 0;
+  p->plan = nullptr;
+  for (int i = 0; ok && i < ncfg && (s.rank < 0 || usable <= want); i++) {
+    cudnnBackendDescriptor_t engine = nullptr, plan = nullptr;
+    cudnnBackendNumericalNote_t note[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+    int64_t n = 0, nnote = 0, bytes = 0;
+    bool take = !cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine) &&
+                !cudnnBackendGetAttribute(cfg[i], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n,
+                                          &engine) &&
+                !cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                                          CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &nnote, note);
+    for (int j = 0; take && j < nnote; j++)
+      take = note[j] != CUDNN_NUMERICAL_NOTE_TENSOR_CORE && note[j] != CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS &&
+             note[j] != CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION &&
+             note[j] != CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+    take = take && !cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan) &&
+           !cudnnBackendSetAttribute(plan, plan_handle, CUDNN_TYPE_HANDLE, 1, &h) &&
+           !cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                     &cfg[i]) &&
+           !cudnnBackendFinalize(plan) &&
+           !cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &bytes);
+    kf_cudnn_destroy(&engine, 1);
+    if (take && s.rank < 0) { // time it: the best of three runs
+      take = false;
+      if ((size_t)bytes > tbytes) {
+        cudaFree(tws);
+        tws = nullptr;
+        tbytes = cudaMalloc(&tws, bytes) == cudaSuccess ? bytes : 0;
+      }
+      cudaEvent_t e0, e1;
+      float ms = 0, fastest = -1;
+      if ((size_t)bytes <= tbytes && cudaEventCreate(&e0) == cudaSuccess) {
+        if (cudaEventCreate(&e1) == cudaSuccess) {
+          bool ran = kf_cudnn_execute(h, plan, x, w, y, tws); // a warm-up
+          for (int r = 0; ran && r < 3; r++) {
+            ran = cudaEventRecord(e0, stream) == cudaSuccess && kf_cudnn_execute(h, plan, x, w, y, tws) &&
+                  cudaEventRecord(e1, stream) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
+                  cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
+            fastest = ran && (fastest < 0 || ms < fastest) ? ms : fastest;
+          }
+          take = ran && (!p->plan || fastest < best);
+          best = take ? fastest : best;
+          cudaEventDestroy(e1);
+        }
+        cudaEventDestroy(e0);
+      }
+    }
+    if (take) {
+      kf_cudnn_destroy(&p->plan, 1);
+      p->plan = plan, p->bytes = bytes, usable++;
+    } else {
+      kf_cudnn_destroy(&plan, 1);
+    }
+  }
+  cudaFree(tws);
+  kf_cudnn_destroy(cfg, MAXCFG);
+  kf_cudnn_destroy(d, NDESC);
+  return p->plan != nullptr;
+}
+
+// Phases of a transposed convolution, per spatial dimension d and residue r (o mod s = r):
+// the taps t = first + m * step (m < taps), the input offset of output q's first product
+// (lo + q), the forward convolution's dilation, and the number of outputs q.
+struct kf_cudnn_phases {
+  int sp, s[3], taps[3][8], first[3][8], step[3][8], lo[3][8], fdil[3][8];
+  long long out[3], q[3][8];
+  int n;               // phases: s[0] * s[1] * s[2]
+  long long z[65];     // each phase's offset in the workspace's outputs (floats); z[n]: the end
+  long long v[65];     // each phase's offset among the repacked weights
+  int ci, cog, groups; // input channels, output channels per group, groups
+  int k[3];            // the kernel's extents
+};
+
+// v[phase][co][ci / groups][taps...] = w[ci][co % cog][first + (taps - 1 - j) * step...]
+__global__ void kf_cudnn_repack(kf_cudnn_phases ph, const float *__restrict__ w, float *__restrict__ v) {
+  const int p = blockIdx.y, cig = ph.ci / ph.groups, co = ph.cog * ph.groups;
+  int r[3], m[3] = {1, 1, 1}, n = co * cig;
+  if (ph.v[p + 1] == ph.v[p]) // a phase without work
+    return;
+  for (int d = ph.sp - 1, rest = p; d >= 0; rest /= ph.s[d--])
+    r[d] = rest % ph.s[d];
+  for (int d = 0; d < ph.sp; d++)
+    m[d] = ph.taps[d][r[d]], n *= m[d];
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    int rest = i, src = 0, place = 1;
+    for (int d = ph.sp - 1; d >= 0; d--) {
+      const int j = rest % m[d];
+      rest /= m[d];
+      src += (ph.first[d][r[d]] + (m[d] - 1 - j) * ph.step[d][r[d]]) * place;
+      place *= ph.k[d];
+    }
+    const int c = rest % cig, o = rest / cig;
+    src += ((o / ph.cog * cig + c) * ph.cog + o % ph.cog) * place;
+    v[ph.v[p] + i] = w[src];
+  }
+}
+
+// y[n][co][o...] = z[phase of o][n][co][o / s...] + b[co], 0 for a phase without taps
+__global__ void kf_cudnn_interleave(kf_cudnn_phases ph, const float *__restrict__ z, const float *__restrict__ b,
+                                    float *__restrict__ y, unsigned total) {
+  const unsigned co = ph.cog * ph.groups;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+    unsigned rest = i, o[3], p = 0;
+    for (int d = ph.sp - 1; d >= 0; d--) {
+      o[d] = rest % (unsigned)ph.out[d];
+      rest /= (unsigned)ph.out[d];
+    }
+    const unsigned c = rest % co, nc = rest;
+    unsigned at = nc;
+    for (int d = 0; d < ph.sp; d++) {
+      const unsigned r = o[d] % ph.s[d];
+      p = p * ph.s[d] + r;
+      at = at * (unsigned)ph.q[d][r] + o[d] / ph.s[d];
+    }
+    const float v = ph.z[p + 1] > ph.z[p] ? z[ph.z[p] + at] : 0.0f;
+    y[i] = b ? v + b[c] : v;
+  }
+}
+
+// y[n][c][...] += b[c]
+__global__ void kf_cudnn_bias(const float *__restrict__ b, float *__restrict__ y, unsigned inner, unsigned channels,
+                              unsigned total) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x)
+    y[i] += b[i / inner % channels];
+}
+
+static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,
+                          const int *stride, const int *dilation, const int *out_pad, int groups, int algo_rank,
+                          const float *x, const float *w, const float *b, float *y, cudaStream_t stream) {
+  static cudnnHandle_t handle = [] {
+    cudnnHandle_t h = nullptr;
+    return cudnnCreate(&h) == CUDNN_STATUS_SUCCESS ? h : nullptr;
+  }();
+  enum { MAXPLANS = 64, MAXSTREAMS = 8 };
+  static kf_cudnn_fwd_plan plans[MAXPLANS];
+  static int nplans = 0;
+  static struct {
+    cudaStream_t stream;
+    char *p;
+    size_t bytes;
+  } workspace[MAXSTREAMS];
+  static int nworkspaces = 0;
+  if (!handle || sp < 1 || sp > 3 || cudnnSetStream(handle, stream) != CUDNN_STATUS_SUCCESS)
+    return false;
+  // one dimension is two with a height of 1
+  const int nsp = sp < 2 ? 2 : sp, lead = nsp - sp, nd = nsp + 2;
+  long long xd[5], wd[5], pd[3], st[3], dl[3], op[3], yd[5];
+  for (int i = 0; i < nd; i++) {
+    xd[i] = i < 2 ? xdim[i] : i - 2 < lead ? 1 : xdim[i - lead];
+    wd[i] = i < 2 ? wdim[i] : i - 2 < lead ? 1 : wdim[i - lead];
+  }
+  for (int i = 0; i < nsp; i++) {
+    pd[i] = i < lead ? 0 : pad[i - lead];
+    st[i] = i < lead ? 1 : stride[i - lead];
+    dl[i] = i < lead ? 1 : dilation[i - lead];
+    op[i] = i < lead ? 0 : out_pad[i - lead];
+  }
+  yd[0] = xd[0];
+  yd[1] = transposed ? wd[1] * groups : wd[0];
+  long long total = yd[0] * yd[1], inner = 1;
+  for (int i = 0; i < nsp; i++) {
+    yd[2 + i] = transposed ? (xd[2 + i] - 1) * st[i] - 2 * pd[i] + dl[i] * (wd[2 + i] - 1) + 1 + op[i]
+                           : (xd[2 + i] + 2 * pd[i] - dl[i] * (wd[2 + i] - 1) - 1) / st[i] + 1;
+    if (yd[2 + i] < 1)
+      return false;
+    total *= yd[2 + i], inner *= yd[2 + i];
+  }
+  if (total >= (1LL << 31))
+    return false;
+
+  // the forward convolutions to run: one, or one per phase
+  kf_cudnn_fwd_shape job[64];
+  const float *jx[64]; // the job's input (a view of x)
+  int jp[64];          // the job's phase
+  int njobs = 0;
+  kf_cudnn_phases ph = {};
+  long long vbytes = 0, zbytes = 0;
+  if (!transposed) {
+    kf_cudnn_fwd_shape &s = job[njobs];
+    s = {};
+    s.nd = nd, s.rank = algo_rank;
+    s.align = kf_cudnn_align(x) < kf_cudnn_align(w) ? kf_cudnn_align(x) : kf_cudnn_align(w);
+    s.align = kf_cudnn_align(y) < s.align ? kf_cudnn_align(y) : s.align;
+    for (int i = 0; i < nd; i++)
+      s.xd[i] = xd[i], s.wd[i] = wd[i], s.yd[i] = yd[i];
+    for (int i = nd - 1, n = 1, m = 1; i >= 0; n *= xd[i], m *= yd[i--])
+      s.xs[i] = n, s.ys[i] = m;
+    for (int i = 0; i < nsp; i++)
+      s.pre[i] = s.post[i] = pd[i], s.stride[i] = st[i], s.dil[i] = dl[i];
+    jx[njobs++] = x;
+  } else {
+    ph.sp = nsp, ph.n = 1, ph.ci = (int)xd[1], ph.cog = (int)wd[1], ph.groups = groups;
+    for (int d = 0; d < nsp; d++) {
+      if (st[d] > 8)
+        return false;
+      ph.s[d] = (int)st[d], ph.n *= ph.s[d], ph.out[d] = yd[2 + d], ph.k[d] = (int)wd[2 + d];
+      for (int r = 0; r < ph.s[d]; r++) {
+        int taps = 0;
+        for (int t = 0; t < ph.k[d]; t++) {
+          const long long u = r + pd[d] - t * dl[d];
+          if (((u % st[d]) + st[d]) % st[d])
+            continue;
+          if (taps == 0)
+            ph.first[d][r] = t;
+          else if (taps == 1)
+            ph.step[d][r] = t - ph.first[d][r];
+          taps++;
+        }
+        ph.taps[d][r] = taps;
+        if (taps < 2)
+          ph.step[d][r] = 1;
+        const int last = ph.first[d][r] + (taps - 1) * ph.step[d][r];
+        ph.lo[d][r] = taps ? (int)((r + pd[d] - last * dl[d]) / st[d]) : 0;
+        ph.fdil[d][r] = taps < 2 ? 1 : (int)(ph.step[d][r] * dl[d] / st[d]);
+        ph.q[d][r] = r < yd[2 + d] ? (yd[2 + d] - r + st[d] - 1) / st[d] : 0;
+      }
+    }
+    if (ph.n > 64)
+      return false;
+    const int co = ph.cog * groups, cig = ph.ci / groups;
+    for (int p = 0; p < ph.n; p++) {
+      int r[3];
+      for (int d = nsp - 1, rest = p; d >= 0; rest /= ph.s[d--])
+        r[d] = rest % ph.s[d];
+      long long taps = 1, outs = xd[0] * co;
+      const float *xv = x;
+      kf_cudnn_fwd_shape &s = job[njobs];
+      s = {};
+      s.nd = nd, s.rank = algo_rank, s.xd[0] = xd[0], s.xd[1] = xd[1];
+      s.wd[0] = co, s.wd[1] = cig, s.yd[0] = xd[0], s.yd[1] = co;
+      for (int i = nd - 1, n = 1; i >= 0; n *= xd[i--])
+        s.xs[i] = n;
+      bool empty = false;
+      for (int d = 0; d < nsp; d++) {
+        const int m = ph.taps[d][r[d]];
+        const long long q = ph.q[d][r[d]], lo = ph.lo[d][r[d]], fd = ph.fdil[d][r[d]];
+        const long long hi = lo + (q - 1) + (m - 1) * fd + 1; // the inputs [lo, hi) that outputs 0..q-1 read
+        const long long vs = lo > 0 ? lo : 0, ve = hi < xd[2 + d] ? hi : xd[2 + d];
+        empty = empty || m == 0 || q == 0 || ve <= vs;
+        taps *= m, outs *= q;
+        xv += vs * s.xs[2 + d];
+        s.xd[2 + d] = ve - vs, s.wd[2 + d] = m, s.yd[2 + d] = q;
+        s.pre[d] = vs - lo, s.post[d] = hi - ve, s.stride[d] = 1, s.dil[d] = fd;
+      }
+      ph.v[p] = vbytes / 4;
+      ph.z[p] = zbytes / 4;
+      if (empty) // no tap reaches an input: the phase's outputs are the bias alone
+        continue;
+      for (int i = nd - 1, n = 1; i >= 0; n *= s.yd[i--])
+        s.ys[i] = n;
+      vbytes += (co * cig * taps * 4 + 255) / 256 * 256;
+      zbytes += (outs * 4 + 255) / 256 * 256;
+      jp[njobs] = p;
+      jx[njobs++] = xv;
+    }
+    ph.v[ph.n] = vbytes / 4;
+    ph.z[ph.n] = zbytes / 4;
+  }
+
+  // the workspace: the phases' weights and outputs, then cuDNN's own (each 256-byte aligned)
+  int ws = 0;
+  while (ws < nworkspaces && workspace[ws].stream != stream)
+    ws++;
+  if (ws == nworkspaces) {
+    if (nworkspaces == MAXSTREAMS)
+      return false;
+    workspace[nworkspaces++] = {stream, nullptr, 0};
+  }
+  auto grow = [&](size_t need) {
+    void *grown = nullptr;
+    if (need <= workspace[ws].bytes)
+      return true;
+    if (cudaStreamSynchronize(stream) != cudaSuccess || cudaMalloc(&grown, need) != cudaSuccess)
+      return false;
+    cudaFree(workspace[ws].p);
+    workspace[ws].p = (char *)grown;
+    workspace[ws].bytes = need;
+    return true;
+  };
+  if (!grow(vbytes + zbytes))
+    return false;
+  float *v = (float *)workspace[ws].p, *z = v + vbytes / 4;
+
+  // the plans: a plan timed here (rank -1) runs on the job's own buffers
+  kf_cudnn_fwd_plan *plan[64];
+  long long most = 0;
+  for (int j = 0; j < njobs; j++) {
+    kf_cudnn_fwd_shape &s = job[j];
+    const float *jw = transposed ? v + ph.v[jp[j]] : w;
+    float *jy = transposed ? z + ph.z[jp[j]] : y;
+    if (transposed) // the phase's weights and outputs are 256-byte aligned
+      s.align = kf_cudnn_align(jx[j]);
+    plan[j] = nullptr;
+    for (int i = 0; i < nplans && !plan[j]; i++)
+      if (!memcmp(&plans[i].key, &s, sizeof s))
+        plan[j] = &plans[i];
+    if (!plan[j]) {
+      if (nplans == MAXPLANS)
+        return false;
+      kf_cudnn_fwd_plan q = {};
+      q.key = s;
+      if (!kf_cudnn_fwd_plan_make(handle, &q, jx[j], jw, jy, stream))
+        return false;
+      plans[nplans] = q;
+      plan[j] = &plans[nplans++];
+    }
+    most = plan[j]->bytes > most ? plan[j]->bytes : most;
+  }
+  if (!grow(vbytes + zbytes + most))
+    return false;
+  v = (float *)workspace[ws].p, z = v + vbytes / 4;
+  void *wsp = workspace[ws].p + vbytes + zbytes;
+
+  // run
+  if (!transposed) {
+    if (!kf_cudnn_execute(handle, plan[0]->plan, x, w, y, wsp))
+      return false;
+    if (b) {
+      const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
+      kf_cudnn_bias<<<blocks, 256, 0, stream>>>(b, y, (unsigned)inner, (unsigned)yd[1], (unsigned)total);
+    }
+    return cudaGetLastError() == cudaSuccess;
+  }
+  if (njobs) {
+    kf_cudnn_repack<<<dim3(64, ph.n), 256, 0, stream>>>(ph, w, v);
+    if (cudaGetLastError() != cudaSuccess)
+      return false;
+  }
+  for (int j = 0; j < njobs; j++)
+    if (!kf_cudnn_execute(handle, plan[j]->plan, jx[j], v + ph.v[jp[j]], z + ph.z[jp[j]], wsp))
+      return false;
+  const unsigned blocks = (unsigned)((total + 255) / 256 < 8192 ? (total + 255) / 256 : 8192);
+  kf_cudnn_interleave<<<blocks, 256, 0, stream>>>(ph, z, b, y, (unsigned)total);
+  return cudaGetLastError() == cudaSuccess;
+}
