@@ -1798,9 +1798,10 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
   return pass_each_launch(v, "conv-cudnn", site_match, sites, nsites, remarks, d);
 }
 
-/* algo: the rank, in cuDNN's heuristic order, of the engine to run; -1: the fastest as timed at
- * the first call of a shape, on the call's own buffers */
-static const int algo_values[] = {0, 1, 2, -1};
+/* algo: -1, the fastest engine as timed at the first call of a shape, on the call's own buffers
+ * (first: it won on most shapes measured, docs/passes/conv-cudnn.md); else the rank, in cuDNN's
+ * heuristic order, of the engine to run */
+static const int algo_values[] = {-1, 0, 1, 2};
 static const pass_param params[] = {{"algo", algo_values, 4}};
 
 static int get_params(const pass_param **out) {
@@ -1869,8 +1870,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&what, ")");
   if (bn)
     sb_printf(&what, " + %s[channel]", bn);
-  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as cuDNN %sconvolution, FP32 (no TF32), engine rank %d:\n",
-            k->name, k->loc.line, c.transposed ? "transposed " : "", values[0]);
+  const char *engine = values[0] < 0 ? "the fastest engine as timed"
+                                     : arena_printf(v->a, "engine rank %d", values[0]);
+  sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as cuDNN %sconvolution, FP32 (no TF32), %s:\n", k->name,
+            k->loc.line, c.transposed ? "transposed " : "", engine);
   sb_printf(&t, "//   %s\n", what.s);
   sb_printf(&t, "static bool %s(const float *%s, const float *%s, const float *%s, float *%s,\n", name, xn, wn,
             bn ? bn : "kf_no_bias", yn);
@@ -1920,8 +1923,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
       variant_add_kernel(v, 0, helper_name, (const char *)kf_cudnn_conv_source);
     variant_add_kernel(v, site->entry, name, t.s);
     variant_note(v, arena_printf(v->a, "conv-cudnn(algo=%d)@%s#%d", values[0], e->name, site->first_step),
-                 arena_printf(v->a, "conv-cudnn: %s -> %s (cuDNN, engine rank %d: %s)", site->what, name, values[0],
-                              what.s));
+                 arena_printf(v->a, "conv-cudnn: %s -> %s (cuDNN, %s: %s)", site->what, name, engine, what.s));
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: overlapping changes at %s; the variant is dropped",
                 site->what);

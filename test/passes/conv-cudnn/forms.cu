@@ -17,9 +17,9 @@
 // CHECK: struct kf_cudnn_conv_plan {
 // CHECK: cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH)
 // CHECK: perf[i].determinism != CUDNN_DETERMINISTIC
-// CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv_flat (line {{[0-9]+}}) as cuDNN convolution, FP32 (no TF32), engine rank 0:
+// CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv_flat (line {{[0-9]+}}) as cuDNN convolution, FP32 (no TF32), the fastest engine as timed:
 // CHECK-NEXT: //   y = conv2d(x, w; stride {2, 2}, padding {1, 1}, dilation {1, 1}) + b[channel]
-// CHECK:        return kf_cudnn_conv(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, 1, 0, x, w, b, y,
+// CHECK:        return kf_cudnn_conv(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, 1, -1, x, w, b, y,
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv3d_gs (line {{[0-9]+}}) as cuDNN convolution
 // CHECK-NEXT: //   y = conv3d(x, w; stride {1, 1, 1}, padding {0, 0, 0}, dilation {1, 1, 1}) + b[channel]
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: conv_grid (line {{[0-9]+}}) as cuDNN convolution
@@ -28,7 +28,7 @@
 // CHECK-NEXT: //   y = conv1d(x, w; stride {1}, padding {0}, dilation {1})
 // CHECK-LABEL: {{^}}// kfuse conv-cudnn: depthwise (line {{[0-9]+}}) as cuDNN convolution
 // CHECK-NEXT: //   y = conv2d depthwise(x, w; stride {1, 1}, padding {0, 0}, dilation {1, 1})
-// CHECK:        return kf_cudnn_conv(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, kf_x[1], 0, x, w,
+// CHECK:        return kf_cudnn_conv(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, kf_x[1], -1, x, w,
 // CHECK-LABEL: {{^}}extern "C" void convs(
 // CHECK:        if (!conv_flat_cudnn(x, w2, b, y2,
 // CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(K), (int)(C), (int)(3), (int)(3)},
