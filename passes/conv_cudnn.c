@@ -74,6 +74,7 @@ typedef struct quot {
   poly num, den;                /* den: a positive monomial */
   int q, r;                     /* the atoms, or -1 */
   int guarded;
+  int phase;                    /* a remainder that starts a phase loop (not a term's guard) */
 } quot;
 
 /* A product kept as its factors, so that places can be compared for divisibility: an
@@ -372,7 +373,7 @@ static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
     q->num = *a;
     q->den = *d;
     q->q = q->r = -1;
-    q->guarded = 0;
+    q->guarded = q->phase = 0;
     c->nqt++;
   }
   int *at = op == KO_DIV ? &q->q : &q->r;
@@ -820,6 +821,36 @@ static const char *bias(conv *c, const kexpr *v, int init) {
   return NULL;
 }
 
+/* A phase loop `for (k = E % S; k < K; k += S)` (a transposed convolution's taps whose
+ * parity matches the output's, level2/060 and 091; E % S may be a local's value) is the
+ * loop over [0, K) that keeps the k with (E - k) % S == 0, when E >= 0 (a sum of
+ * coordinates and a constant, none negative) and S is an integer above 1: its E and S. */
+static const char *phase_loop(conv *c, const kstmt *s, poly *E, poly *S) {
+  const kexpr *lo = kx_strip(kx_resolve(c->k, kx_strip(s->lo), -1));
+  poly st;
+  if (!lo || lo->kind != KE_BINARY || lo->op != KO_MOD)
+    return "has a loop that does not count from 0 by 1";
+  ev(c, lo->a, E);
+  ev(c, lo->b, S);
+  ev(c, s->stride, &st);
+  if (E->bad || S->bad || st.bad || !p_equal(S, &st) || S->n != 1 || S->t[0].n || S->t[0].coef < 2)
+    return "has a loop that does not count from 0 by 1 nor by the stride from a remainder";
+  for (int i = 0; i < E->n; i++) {
+    int ok = E->t[i].coef > 0;
+    for (int j = 0; ok && j < E->t[i].n; j++) {
+      int k = c->kind[E->t[i].atom[j]];
+      ok = k == A_SOURCE || k == A_DIGIT || k == A_LEAF || k == A_DECODED;
+    }
+    if (!ok)
+      return "has a phase loop whose remainder's dividend may be negative";
+  }
+  /* E % S as a local's value (kh0 = (oh + P) % S) made a remainder atom: the loop uses it */
+  for (int i = 0; i < c->nqt; i++)
+    if (p_equal(&c->qt[i].num, E) && p_equal(&c->qt[i].den, S))
+      c->qt[i].phase = 1;
+  return NULL;
+}
+
 /* The statements of a loop nest's body (the nest's first loop included). */
 static const char *nest(conv *c, const kstmt *s) {
   if (!s)
@@ -835,9 +866,16 @@ static const char *nest(conv *c, const kstmt *s) {
   case KST_DECL: return declare(c, s);
   case KST_FOR: {
     const kexpr *lo = kx_strip(s->lo), *step = kx_strip(s->stride);
-    if (s->loop_var < 0 || !lo || lo->kind != KE_INT || lo->ival || !step || step->kind != KE_INT || step->ival != 1 ||
-        s->hi_inclusive)
+    poly E, S;
+    int phase = 0;
+    if (s->loop_var < 0 || s->hi_inclusive)
       return "has a loop that does not count from 0 by 1";
+    if (!lo || lo->kind != KE_INT || lo->ival || !step || step->kind != KE_INT || step->ival != 1) {
+      const char *why = phase_loop(c, s, &E, &S);
+      if (why)
+        return why;
+      phase = 1;
+    }
     if (c->nloops == MAX_LOOPS || kst_assigns(s->then, s->loop_var))
       return "has too many loops";
     poly hi;
@@ -853,6 +891,17 @@ static const char *nest(conv *c, const kstmt *s) {
     c->has[s->loop_var] = 1;
     if (c->term_seen)
       return "loops after its update";
+    if (phase) { /* k runs over [0, K) where (E - k) % S == 0: the quotient (E - k) / S is guarded */
+      poly num, q;
+      p_add(&num, &E, &c->val[s->loop_var], -1);
+      quotient(c, &num, &S, KO_DIV, &q);
+      int i = 0;
+      while (i < c->nqt && !(c->qt[i].q >= 0 && p_equal(&c->qt[i].num, &num) && p_equal(&c->qt[i].den, &S)))
+        i++;
+      if (q.bad || i == c->nqt)
+        return "has a phase loop kfuse cannot follow";
+      c->qt[i].guarded = 1;
+    }
     c->open[c->nopen++] = a;
     const char *why = nest(c, s->then);
     c->nopen--;
@@ -1416,7 +1465,7 @@ static const char *check(conv *c) {
     if ((c->pad[d].n || c->transposed) && !(have_lo[d] && have_hi[d]))
       return "pads its input without guarding both sides";
   for (int i = 0; i < c->nqt; i++)
-    if (c->qt[i].r >= 0 && c->qt[i].q < 0)
+    if (c->qt[i].r >= 0 && c->qt[i].q < 0 && !c->qt[i].phase)
       return "tests a remainder it does not divide by";
   /* w: (co, ci, k_1..) over its extents; transposed (ci, co, k_1..) */
   {
