@@ -418,11 +418,6 @@ static int same(conv *c, const poly *a, const poly *b) {
   return p_equal(&x, &y);
 }
 
-static int is_builtin(const kexpr *e, kbuiltin b) {
-  e = kx_strip(e);
-  return e && e->kind == KE_BUILTIN && e->builtin == b;
-}
-
 /* blockIdx.? * X + threadIdx.? (X the block's extent, as the reference spells it): a
  * coordinate of the thread, named "t" for blockIdx.x and threadIdx.x (the grid-stride
  * loops' too), "u" for .y and .y, else by the pair. The proof does not depend on how the
@@ -437,8 +432,8 @@ static const char *linear_name(const kexpr *e) {
   for (int bid = 0; bid < 3; bid++)
     for (int tid = 0; tid < 3; tid++) {
       kbuiltin T = (kbuiltin)(KB_TID_X + tid), B = (kbuiltin)(KB_BID_X + bid);
-      const kexpr *m = is_builtin(e->b, T) ? kx_strip(e->a) : is_builtin(e->a, T) ? kx_strip(e->b) : NULL;
-      if (m && m->kind == KE_BINARY && m->op == KO_MUL && (is_builtin(m->a, B) || is_builtin(m->b, B)))
+      const kexpr *m = kx_is_builtin(e->b, T) ? kx_strip(e->a) : kx_is_builtin(e->a, T) ? kx_strip(e->b) : NULL;
+      if (m && m->kind == KE_BINARY && m->op == KO_MUL && (kx_is_builtin(m->a, B) || kx_is_builtin(m->b, B)))
         return names[bid][tid];
     }
   return NULL;
@@ -599,8 +594,7 @@ static int pointer_value(conv *c, const kexpr *e, int *param, poly *off) {
 /* A float load (through a pointer local or not, or a float local holding one): its
  * parameter and index. */
 static int load_of(conv *c, const kexpr *e, int *param, poly *idx) {
-  while (e && e->kind == KE_CAST && e->type == KT_F32)
-    e = e->a;
+  e = kx_float_strip(e);
   if (!e)
     return 0;
   if (e->kind == KE_VAR && c->fload[e->var] >= 0) {
@@ -741,8 +735,7 @@ static int is_acc(const conv *c, const kexpr *e) { return kx_is_var(e, c->acc); 
 /* acc += x * w, or acc = acc + x * w */
 /* The products of a sum of products, as terms of the window. */
 static const char *products(conv *c, const kexpr *t) {
-  while (t && t->kind == KE_CAST && t->type == KT_F32)
-    t = t->a;
+  t = kx_float_strip(t);
   if (t && t->kind == KE_BINARY && t->op == KO_ADD && t->type == KT_F32) {
     const char *why = products(c, t->a);
     return why ? why : products(c, t->b);
@@ -772,8 +765,7 @@ static const char *update(conv *c, const kstmt *s) {
   if (c->term_seen && (c->nopen != c->term_open || c->ncd))
     return "updates its sum twice";
   const kexpr *sel = t;
-  while (sel && sel->kind == KE_CAST && sel->type == KT_F32)
-    sel = sel->a;
+  sel = kx_float_strip(sel);
   if (sel && sel->kind == KE_SELECT) { /* acc += inside ? x * w : 0 */
     const kexpr *z = kx_strip(sel->c);
     if (!z || !((z->kind == KE_FLT && z->fval == 0) || (z->kind == KE_INT && z->ival == 0)))
@@ -796,8 +788,7 @@ static const char *update(conv *c, const kstmt *s) {
 /* The sum's initial value (init) or the stored value: 0 or a bias load, the sum or the sum
  * plus a bias load. */
 static const char *bias(conv *c, const kexpr *v, int init) {
-  while (v && v->kind == KE_CAST && v->type == KT_F32)
-    v = v->a;
+  v = kx_float_strip(v);
   const kexpr *b = NULL;
   if (init) {
     if ((v->kind == KE_INT && v->ival == 0) || (v->kind == KE_FLT && v->fval == 0))
@@ -810,8 +801,7 @@ static const char *bias(conv *c, const kexpr *v, int init) {
   }
   if (!b)
     return NULL;
-  while (b && b->kind == KE_CAST && b->type == KT_F32)
-    b = b->a;
+  b = kx_float_strip(b);
   if (c->bias)
     return "adds two biases";
   int bp;
@@ -936,8 +926,8 @@ static int grid_stride(conv *c, const kstmt *s) {
   const kexpr *st = kx_strip(kx_resolve(c->k, kx_strip(s->stride), -1));
   if (!st || st->kind != KE_BINARY || st->op != KO_MUL)
     return 0;
-  int g = is_builtin(st->a, KB_GDIM_X) || is_builtin(st->b, KB_GDIM_X);
-  int b = is_builtin(st->a, KB_BDIM_X) || is_builtin(st->b, KB_BDIM_X);
+  int g = kx_is_builtin(st->a, KB_GDIM_X) || kx_is_builtin(st->b, KB_GDIM_X);
+  int b = kx_is_builtin(st->a, KB_BDIM_X) || kx_is_builtin(st->b, KB_BDIM_X);
   return g && b;
 }
 

@@ -109,16 +109,9 @@ static void find_loops(const kkernel *k, const kstmt *s, red_loop *L, int *n) {
   find_loops(k, s->orelse, L, n);
 }
 
-/* e without casts to float (a cast to an integer type changes the value: it stays). */
-static const kexpr *float_strip(const kexpr *e) {
-  while (e && e->kind == KE_CAST && e->type == KT_F32)
-    e = e->a;
-  return e;
-}
-
 /* A float load of a kernel parameter: e, or the local of the loop it names. */
 static const kexpr *float_load(const kkernel *k, const kexpr *e, int j) {
-  e = float_strip(kx_resolve(k, float_strip(e), j));
+  e = kx_float_strip(kx_resolve(k, kx_float_strip(e), j));
   if (!e || e->kind != KE_LOAD || e->param < 0 || k->params[e->param].type != KT_F32)
     return NULL;
   return e;
@@ -198,7 +191,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   if (nloops != 1 || loops[0].fn)
     return "has no single sum loop";
   g->loop = loops[0];
-  const kexpr *t = float_strip(g->loop.term);
+  const kexpr *t = kx_float_strip(g->loop.term);
   int j = g->loop.loop->loop_var;
   if (!t || t->kind != KE_BINARY || t->op != KO_MUL || t->type != KT_F32 || !(g->la = float_load(k, t->a, j)) ||
       !(g->lb = float_load(k, t->b, j)))
@@ -212,12 +205,12 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   if (g->col.ntail != 1 || g->col.tail[0]->kind != KST_STORE || g->col.tail[0]->param < 0 || g->col.tail[0]->op != -1)
     return "does not end with one store of its sum";
   g->store = g->col.tail[0];
-  const kexpr *v = float_strip(g->store->value);
+  const kexpr *v = kx_float_strip(g->store->value);
   const char *other = "stores another function of its sum than the sum, a multiple of it or the sum plus a bias";
   if (!(v && v->kind == KE_VAR && v->var == g->loop.acc)) {
     if (!v || v->kind != KE_BINARY || (v->op != KO_MUL && v->op != KO_ADD))
       return other;
-    const kexpr *va = float_strip(v->a), *vb = float_strip(v->b);
+    const kexpr *va = kx_float_strip(v->a), *vb = kx_float_strip(v->b);
     int acc_a = va && va->kind == KE_VAR && va->var == g->loop.acc;
     int acc_b = vb && vb->kind == KE_VAR && vb->var == g->loop.acc;
     const kexpr *o = v->type != KT_F32 ? NULL : acc_a ? vb : acc_b ? va : NULL;
@@ -230,7 +223,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   }
   if (k->vars[g->loop.acc].type != KT_F32 || k->params[g->store->param].type != KT_F32)
     return "is not single precision";
-  const kexpr *init = float_strip(g->col.acc_decl->value);
+  const kexpr *init = kx_float_strip(g->col.acc_decl->value);
   if (init->kind == KE_LOAD && init->param >= 0 && k->params[init->param].type == KT_F32) {
     if (g->bias || g->alpha) /* cuBLASLt adds its bias once, after the scale */
       return "starts its sum from a bias that it then scales or adds another to";

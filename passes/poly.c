@@ -384,17 +384,12 @@ void xpoly(pctx *c, const xexpr *x, poly *out) {
   out->bad = 1;
 }
 
-static int is_builtin(const kexpr *e, kbuiltin b) {
-  e = kx_strip(e);
-  return e && e->kind == KE_BUILTIN && e->builtin == b;
-}
-
 int poly_is_linear_any(const kexpr *e) {
   e = kx_strip(e);
   if (!e || e->kind != KE_BINARY || e->op != KO_ADD)
     return 0;
-  const kexpr *m = is_builtin(e->b, KB_TID_X) ? kx_strip(e->a) : is_builtin(e->a, KB_TID_X) ? kx_strip(e->b) : NULL;
-  return m && m->kind == KE_BINARY && m->op == KO_MUL && (is_builtin(m->a, KB_BID_X) || is_builtin(m->b, KB_BID_X));
+  const kexpr *m = kx_is_builtin(e->b, KB_TID_X) ? kx_strip(e->a) : kx_is_builtin(e->a, KB_TID_X) ? kx_strip(e->b) : NULL;
+  return m && m->kind == KE_BINARY && m->op == KO_MUL && (kx_is_builtin(m->a, KB_BID_X) || kx_is_builtin(m->b, KB_BID_X));
 }
 
 void kpoly(pctx *c, const kexpr *e, poly *out) {

@@ -11,6 +11,17 @@ const kexpr *kx_strip(const kexpr *e) {
   return e;
 }
 
+const kexpr *kx_float_strip(const kexpr *e) {
+  while (e && e->kind == KE_CAST && e->type == KT_F32)
+    e = e->a;
+  return e;
+}
+
+int kx_is_builtin(const kexpr *e, kbuiltin b) {
+  e = kx_strip(e);
+  return e && e->kind == KE_BUILTIN && e->builtin == b;
+}
+
 int kx_names(const kexpr *e, int var) {
   if (!e)
     return 0;
@@ -285,12 +296,8 @@ static const unsigned THREAD_DEPENDENT = B(KB_TID_X) | B(KB_TID_Y) | B(KB_TID_Z)
 
 /* Whether e is builtin b (casts aside; with k, through single-definition locals too). */
 static int is_builtin_in(const kkernel *k, const kexpr *e, kbuiltin b) {
-  e = kx_strip(k ? kx_resolve(k, e, -1) : e);
-  e = kx_strip(e);
-  return e && e->kind == KE_BUILTIN && e->builtin == b;
+  return kx_is_builtin(k ? kx_resolve(k, e, -1) : e, b);
 }
-
-static int is_builtin(const kexpr *e, kbuiltin b) { return is_builtin_in(NULL, e, b); }
 
 static int is_int(const kexpr *e, long long v) {
   e = kx_strip(e);
@@ -298,7 +305,7 @@ static int is_int(const kexpr *e, long long v) {
 }
 
 /* blockDim.x, or the launch's constant block size spelled as a number or a constant */
-static int is_block(const kexpr *e, long long threads) { return is_builtin(e, KB_BDIM_X) || is_int(e, threads); }
+static int is_block(const kexpr *e, long long threads) { return kx_is_builtin(e, KB_BDIM_X) || is_int(e, threads); }
 
 /* a load of shared array var at threadIdx.x (+ s when s >= 0; at 0 when s == -2) */
 static int is_smem_at_in(const kkernel *k, const kexpr *e, int var, int s) {
@@ -424,7 +431,7 @@ const char *block_red_match(const kmodel *m, const kstep *st, block_red *r) {
     return "reduces in a shared array of another type than its accumulator";
   r->init = v[acc_decl]->value;
   const kstmt *L = r->loop.loop;
-  if (!is_builtin(L->lo, KB_TID_X) || !is_block(L->stride, bt))
+  if (!kx_is_builtin(L->lo, KB_TID_X) || !is_block(L->stride, bt))
     return "has a loop that does not stride over the row by the block";
   if (kx_uses_builtins(L->hi, THREAD_DEPENDENT) || kx_uses_builtins(r->loop.term, THREAD_DEPENDENT))
     return "has a loop whose bound or terms depend on the thread";
@@ -440,14 +447,14 @@ const char *block_red_match(const kmodel *m, const kstep *st, block_red *r) {
   i++;
   /* smem[threadIdx.x] = acc; __syncthreads(); the tree */
   if (i + 4 != n || v[i]->kind != KST_STORE || v[i]->array_var != r->smem || v[i]->op >= 0 ||
-      !is_builtin(v[i]->index, KB_TID_X) || !kx_is_var(v[i]->value, r->loop.acc) || v[i + 1]->kind != KST_SYNC ||
+      !kx_is_builtin(v[i]->index, KB_TID_X) || !kx_is_var(v[i]->value, r->loop.acc) || v[i + 1]->kind != KST_SYNC ||
       !match_tree(r, v[i + 2]))
     return "does not combine its threads' values with a shared-memory halving tree";
   /* if (threadIdx.x == 0) out[X] = g(smem[0]); */
   const kstmt *f = v[i + 3];
   const kexpr *c = f->kind == KST_IF ? kx_strip(f->cond) : NULL;
   if (!c || f->orelse || c->kind != KE_BINARY || c->op != KO_EQ ||
-      !((is_builtin(c->a, KB_TID_X) && is_int(c->b, 0)) || (is_builtin(c->b, KB_TID_X) && is_int(c->a, 0))))
+      !((kx_is_builtin(c->a, KB_TID_X) && is_int(c->b, 0)) || (kx_is_builtin(c->b, KB_TID_X) && is_int(c->a, 0))))
     return "does not end with `if (threadIdx.x == 0) out[...] = ...;`";
   const kstmt *u[2];
   int nu = 0;

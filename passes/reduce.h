@@ -36,6 +36,10 @@ enum { RED_MAX_DECLS = 16, RED_MAX_PRE = 32, RED_MAX_TOP = 64 };
 
 /* e without the casts around it. */
 const kexpr *kx_strip(const kexpr *e);
+/* e without casts to float (a cast to an integer type changes the value: it stays). */
+const kexpr *kx_float_strip(const kexpr *e);
+/* Whether e is builtin b (threadIdx.x, blockDim.y...), casts aside. */
+int kx_is_builtin(const kexpr *e, kbuiltin b);
 /* Whether e names variable var. */
 int kx_names(const kexpr *e, int var);
 /* Whether e is variable var (casts aside). */
