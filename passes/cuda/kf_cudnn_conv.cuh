@@ -239,25 +239,33 @@ __global__ void kf_cudnn_repack(kf_cudnn_phases ph, const float *__restrict__ w,
   }
 }
 
-// y[n][co][o...] = z[phase of o][n][co][o / s...] + b[co], 0 for a phase without taps
+// y[n][co][o...] = z[phase of o][n][co][o / s...] + b[co], 0 for a phase without taps. One
+// block per row of y (n, co and every output coordinate but the last, decoded once per row),
+// its threads along the row: one division per element, by the last dimension's stride.
 __global__ void kf_cudnn_interleave(kf_cudnn_phases ph, const float *__restrict__ z, const float *__restrict__ b,
-                                    float *__restrict__ y, unsigned total) {
-  const unsigned co = ph.cog * ph.groups;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
-    unsigned rest = i, o[3], p = 0;
-    for (int d = ph.sp - 1; d >= 0; d--) {
+                                    float *__restrict__ y, unsigned rows) {
+  const int last = ph.sp - 1;
+  const unsigned co = ph.cog * ph.groups, width = (unsigned)ph.out[last], s = (unsigned)ph.s[last];
+  for (unsigned row = blockIdx.x; row < rows; row += gridDim.x) {
+    unsigned rest = row, o[3];
+    for (int d = last - 1; d >= 0; d--) {
       o[d] = rest % (unsigned)ph.out[d];
       rest /= (unsigned)ph.out[d];
     }
-    const unsigned c = rest % co, nc = rest;
-    unsigned at = nc;
-    for (int d = 0; d < ph.sp; d++) {
+    const unsigned nc = rest;
+    unsigned p_row = 0, at_row = nc; // the phase and the offset over the dimensions before the last
+    for (int d = 0; d < last; d++) {
       const unsigned r = o[d] % ph.s[d];
-      p = p * ph.s[d] + r;
-      at = at * (unsigned)ph.q[d][r] + o[d] / ph.s[d];
+      p_row = p_row * ph.s[d] + r;
+      at_row = at_row * (unsigned)ph.q[d][r] + o[d] / ph.s[d];
     }
-    const float v = ph.z[p + 1] > ph.z[p] ? z[ph.z[p] + at] : 0.0f;
-    y[i] = b ? v + b[c] : v;
+    const float bias = b ? b[nc % co] : 0.0f;
+    float *yr = y + (size_t)row * width;
+    for (unsigned ol = threadIdx.x; ol < width; ol += blockDim.x) {
+      const unsigned r = ol % s, p = p_row * s + r;
+      const float v = ph.z[p + 1] > ph.z[p] ? z[ph.z[p] + at_row * (unsigned)ph.q[last][r] + ol / s] : 0.0f;
+      yr[ol] = b ? v + bias : v;
+    }
   }
 }
 
@@ -473,7 +481,8 @@ static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *w
   for (int j = 0; j < njobs; j++)
     if (!kf_cudnn_execute(handle, plan[j]->plan, jx[j], v + ph.v[jp[j]], z + ph.z[jp[j]], wsp))
       return false;
-  const unsigned blocks = (unsigned)((total + 255) / 256 < 8192 ? (total + 255) / 256 : 8192);
-  kf_cudnn_interleave<<<blocks, 256, 0, stream>>>(ph, z, b, y, (unsigned)total);
+  const long long width = yd[1 + nsp], rows = total / width;
+  const unsigned threads = width >= 256 ? 256 : (unsigned)(width + 31) / 32 * 32;
+  kf_cudnn_interleave<<<(unsigned)(rows < 65536 ? rows : 65536), threads, 0, stream>>>(ph, z, b, y, (unsigned)rows);
   return cudaGetLastError() == cudaSuccess;
 }
