@@ -269,11 +269,15 @@ __global__ void kf_cudnn_interleave(kf_cudnn_phases ph, const float *__restrict_
   }
 }
 
-// y[n][c][...] += b[c]
+// y[n][c][...] += b[c]: a block per (n, c) plane, its threads along the plane
 __global__ void kf_cudnn_bias(const float *__restrict__ b, float *__restrict__ y, unsigned inner, unsigned channels,
-                              unsigned total) {
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x)
-    y[i] += b[i / inner % channels];
+                              unsigned planes) {
+  for (unsigned plane = blockIdx.x; plane < planes; plane += gridDim.x) {
+    const float v = b[plane % channels];
+    float *yp = y + (size_t)plane * inner;
+    for (unsigned i = threadIdx.x; i < inner; i += blockDim.x)
+      yp[i] += v;
+  }
 }
 
 static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,
@@ -468,8 +472,11 @@ static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *w
     if (!kf_cudnn_execute(handle, plan[0]->plan, x, w, y, wsp))
       return false;
     if (b) {
-      const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
-      kf_cudnn_bias<<<blocks, 256, 0, stream>>>(b, y, (unsigned)inner, (unsigned)yd[1], (unsigned)total);
+      const long long planes = total / inner;
+      const unsigned threads = inner >= 256 ? 256 : (unsigned)(inner + 31) / 32 * 32;
+      kf_cudnn_bias<<<(unsigned)(planes < 65536 ? planes : 65536), threads, 0, stream>>>(b, y, (unsigned)inner,
+                                                                                          (unsigned)yd[1],
+                                                                                          (unsigned)planes);
     }
     return cudaGetLastError() == cudaSuccess;
   }
