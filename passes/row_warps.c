@@ -149,29 +149,20 @@ static int unit_access(const kstmt *s, int j) {
   return unit_access(s->then, j) || unit_access(s->orelse, j);
 }
 
-/* Whether s holds a loop. */
-static int has_loop(const kstmt *s) {
+/* Whether s (nested statements included) holds a statement of one of the kinds in the bit
+ * mask `kinds` (1 << kstmt_kind). */
+static int holds(const kstmt *s, unsigned kinds) {
   if (!s)
     return 0;
-  if (s->kind == KST_FOR || s->kind == KST_WHILE)
+  if (kinds & 1u << s->kind)
     return 1;
   for (int i = 0; i < s->nbody; i++)
-    if (has_loop(s->body[i]))
+    if (holds(s->body[i], kinds))
       return 1;
-  return has_loop(s->then) || has_loop(s->orelse);
+  return holds(s->init, kinds) || holds(s->then, kinds) || holds(s->orelse, kinds);
 }
 
-/* Whether s holds a return. */
-static int returns(const kstmt *s) {
-  if (!s)
-    return 0;
-  if (s->kind == KST_RETURN)
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (returns(s->body[i]))
-      return 1;
-  return returns(s->init) || returns(s->then) || returns(s->orelse);
-}
+static const unsigned LOOPS = 1u << KST_FOR | 1u << KST_WHILE;
 
 /* The form of the last launch match() took. */
 static rows form;
@@ -192,7 +183,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
   int n = 0;
   kst_flatten(k->body, top, &n, RED_MAX_TOP);
   for (int i = 0; i < n && n <= RED_MAX_TOP; i++)
-    if (top[i]->kind == KST_IF && !top[i]->orelse && has_loop(top[i]->then) &&
+    if (top[i]->kind == KST_IF && !top[i]->orelse && holds(top[i]->then, LOOPS) &&
         !kx_uses_builtins(top[i]->cond, BUILTINS)) {
       const kstmt *inner[RED_MAX_TOP];
       int ni = 0;
@@ -238,9 +229,9 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
     if (s->kind != KST_FOR) {
       if (s->kind == KST_IF && s->then && s->then->kind == KST_RETURN && !s->orelse)
         continue; /* a guard: the same for the row's lanes */
-      if (returns(s))
+      if (holds(s, 1u << KST_RETURN))
         return "returns elsewhere than in a guard at its top level";
-      if (has_loop(s))
+      if (holds(s, LOOPS))
         return "has a loop below its top level";
       continue;
     }
