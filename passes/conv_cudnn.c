@@ -61,6 +61,7 @@
 #include "pass.h"
 #include "poly.h"
 #include "reduce.h"
+#include "sumprod.h"
 
 enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32, MAX_QUOT = 6, MAX_UNROLL = 27 };
 
@@ -118,6 +119,9 @@ typedef struct conv {
   digit dg[MAX_DIGITS];
   int ndg;
   poly zpoly[MAX_ATOMS];        /* the value of a size atom ("z:") */
+  int nsub;                     /* sizes the entry assumes divisible: C = (C / NH) * NH */
+  int sub_atom[MAX_QUOT];
+  poly sub_by[MAX_QUOT];
   quot qt[MAX_QUOT];
   int nqt;
   poly fpool[MAX_POOL];         /* the factors of products */
@@ -141,6 +145,7 @@ typedef struct conv {
   poly iy;
   const kexpr *bias;            /* b[co] (the init or in the store) */
   poly ibias;
+  const kexpr *scale;           /* the store's acc * scale, or NULL */
   /* the result */
   int nsp, depthwise, transposed;
   int x_derived;                /* x's shape from the kernel's own index (x a scratch) */
@@ -271,6 +276,7 @@ static int is_atom(const poly *p, int *a) {
 }
 
 static void ev(conv *c, const kexpr *e, poly *out);
+static void expand(const conv *c, poly *p);
 
 /* The factors of a divisor, through multiplications and single-definition locals. */
 static void factors(conv *c, const kexpr *e, fprod *f, int depth) {
@@ -337,10 +343,20 @@ static void divmod(conv *c, const poly *a, const kexpr *div, int op, poly *out) 
     for (int i = 0; i < c->ndg; i++)
       if (c->dg[i].atom == x)
         d = &c->dg[i];
-    if (!d || !d->top)
+    if (!d)
       return;
     src = d->src;
     place = d->place;
+    if (!d->top) { /* (src / place) % (f * r): its digits by f */
+      fprod r, p2;
+      if (!fp_divides(&f, &d->radix, &r))
+        return;
+      fp_mul(&place, &f, &p2);
+      int at = op == KO_DIV ? digit_atom(c, src, &p2, &r, 0) : digit_atom(c, src, &place, &f, 0);
+      if (at >= 0)
+        p_atom(out, at);
+      return;
+    }
   } else if (c->kind[x] != A_SOURCE) {
     return;
   }
@@ -362,6 +378,14 @@ static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
   out->bad = 1;
   if (a->bad || !uniform(c, d) || d->n != 1 || d->t[0].coef < 1 || (d->t[0].n == 0 && d->t[0].coef < 2))
     return;
+  if (op == KO_DIV && uniform(c, a)) { /* C / NH: a size of its own (printed as the quotient) */
+    poly x = *a, y = *d;
+    expand(c, &x);
+    expand(c, &y);
+    if (!p_div_exact(&x, &y, out))
+      p_quot(&c->A, c->m->arena, &x, &y, out);
+    return;
+  }
   quot *q = NULL;
   for (int i = 0; i < c->nqt && !q; i++)
     if (p_equal(&c->qt[i].den, d) && p_equal(&c->qt[i].num, a))
@@ -381,6 +405,80 @@ static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
     *at = new_atom(c, arena_printf(c->m->arena, "%s:%d", op == KO_DIV ? "qt" : "rm", (int)(q - c->qt)),
                    op == KO_DIV ? A_QUOT : A_REM);
   p_atom(out, *at);
+}
+
+/* p with each size the entry assumes divisible written as its quotient times the divisor
+ * (`assume C % NH == 0`: C is (C / NH) * NH), so that C's digits and (C / NH)'s compare. */
+static void divisible_sizes(const conv *c, poly *p) {
+  for (int i = 0; i < c->nsub; i++)
+    p_subst(p, c->sub_atom[i], &c->sub_by[i]);
+}
+
+/* Whether an `assume` line of the entry says num % den == 0. */
+static int assumed_divisible(conv *c, const poly *num, const poly *den) {
+  for (int i = 0; i < c->e->annot.nassume; i++) {
+    const xexpr *x = c->e->annot.assumes[i].expr;
+    if (!x || x->kind != XE_BINARY || x->op != XO_EQ)
+      continue;
+    const xexpr *mod = x->a, *zero = x->b;
+    if (mod && mod->kind == XE_INT) {
+      mod = x->b;
+      zero = x->a;
+    }
+    if (!mod || mod->kind != XE_BINARY || mod->op != XO_MOD || !zero || zero->kind != XE_INT || zero->ival)
+      continue;
+    poly a, b;
+    xpoly(&c->pc, mod->a, &a);
+    xpoly(&c->pc, mod->b, &b);
+    if (p_equal(&a, num) && p_equal(&b, den))
+      return 1;
+  }
+  return 0;
+}
+
+/* The kernel's divisions of one scalar parameter by another that the entry assumes exact
+ * (hd = C / NH): each numerator becomes its quotient times the divisor everywhere. */
+static void find_divisible(conv *c, const kexpr *e) {
+  if (!e)
+    return;
+  const kexpr *a = kx_strip(e->a), *b = kx_strip(e->b);
+  if (e->kind == KE_BINARY && e->op == KO_DIV && a && b && a->kind == KE_PARAM && b->kind == KE_PARAM &&
+      !c->k->params[a->param].is_pointer && !c->k->params[b->param].is_pointer && c->nsub < MAX_QUOT) {
+    poly num, den, q;
+    int at;
+    kpoly(&c->pc, a, &num);
+    kpoly(&c->pc, b, &den);
+    if (is_atom(&num, &at) && !strncmp(c->A.key[at], "s:", 2) && den.n == 1 && den.t[0].coef > 0 && den.t[0].n &&
+        assumed_divisible(c, &num, &den)) {
+      int dup = 0;
+      for (int i = 0; i < c->nsub; i++)
+        dup |= c->sub_atom[i] == at;
+      p_quot(&c->A, c->m->arena, &num, &den, &q);
+      if (!dup && !q.bad) {
+        c->sub_atom[c->nsub] = at;
+        p_mul(&c->sub_by[c->nsub++], &q, &den);
+      }
+    }
+  }
+  find_divisible(c, e->a);
+  find_divisible(c, e->b);
+  find_divisible(c, e->c);
+  for (int i = 0; i < e->nargs; i++)
+    find_divisible(c, e->args[i]);
+}
+
+static void find_divisible_in(conv *c, const kstmt *s) {
+  if (!s)
+    return;
+  const kexpr *x[] = {s->index, s->value, s->cond, s->lo, s->hi, s->stride};
+  for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+    find_divisible(c, x[i]);
+  find_divisible_in(c, s->init);
+  find_divisible_in(c, s->step);
+  find_divisible_in(c, s->then);
+  find_divisible_in(c, s->orelse);
+  for (int i = 0; i < s->nbody; i++)
+    find_divisible_in(c, s->body[i]);
 }
 
 /* A size the launch passes that is a sum ((D - 1) * S - 2 * P + 3 + OP) as one atom, so
@@ -406,6 +504,7 @@ static void expand(const conv *c, poly *p) {
   for (int i = 0; i < c->A.n; i++)
     if (!strncmp(c->A.key[i], "z:", 2))
       p_subst(p, i, &c->zpoly[i]);
+  divisible_sizes(c, p);
 }
 
 /* Whether a and b are equal, size atoms taken for their values. */
@@ -468,6 +567,7 @@ static void ev(conv *c, const kexpr *e, poly *out) {
     if (c->k->params[e->param].is_pointer)
       break;
     kpoly(&c->pc, e, out);
+    divisible_sizes(c, out);
     size_atom(c, out);
     return;
   case KE_VAR:
@@ -483,6 +583,7 @@ static void ev(conv *c, const kexpr *e, poly *out) {
       int s = source(c, kbuiltin_name(e->builtin));
       if (s >= 0 && g && !has_ub(c, s)) {
         xpoly(&c->pc, g, &a);
+        divisible_sizes(c, &a);
         size_atom(c, &a);
         set_ub(c, s, &a);
       }
@@ -491,6 +592,7 @@ static void ev(conv *c, const kexpr *e, poly *out) {
     }
     if ((e->builtin == KB_GDIM_Y && c->st->grid_y) || (e->builtin == KB_GDIM_Z && c->st->grid_z)) {
       xpoly(&c->pc, e->builtin == KB_GDIM_Y ? c->st->grid_y : c->st->grid_z, out);
+      divisible_sizes(c, out);
       return;
     }
     break;
@@ -796,6 +898,14 @@ static const char *bias(conv *c, const kexpr *v, int init) {
     b = v;
   } else if (v && v->kind == KE_BINARY && v->op == KO_ADD && (is_acc(c, v->a) || is_acc(c, v->b))) {
     b = is_acc(c, v->a) ? v->b : v->a;
+  } else if (v && v->kind == KE_BINARY && v->op == KO_MUL && v->type == KT_F32 && (is_acc(c, v->a) || is_acc(c, v->b))) {
+    /* acc * scale: a float scalar parameter or literal (gemm-cublas's alpha; conv-cudnn refuses it) */
+    const kexpr *f = kx_float_strip(is_acc(c, v->a) ? v->b : v->a);
+    if (!f || !((f->kind == KE_PARAM && !c->k->params[f->param].is_pointer && c->k->params[f->param].type == KT_F32) ||
+                f->kind == KE_FLT))
+      return "stores another function of its sum than the sum or the sum plus a bias";
+    c->scale = f;
+    return NULL;
   } else if (!is_acc(c, v)) {
     return "stores another function of its sum than the sum or the sum plus a bias";
   }
@@ -1747,11 +1857,10 @@ static int sums_products(const kkernel *k, const kstmt *s) {
   return sums_products(k, s->then) || sums_products(k, s->orelse);
 }
 
-/* Whether launch st is a naive convolution; fills *c. NULL, or why not (*quiet: not worth
- * a remark, the kernel sums no products in a loop nest). */
-static const char *match_body(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
+/* Reads launch st's kernel as a sum of products, its indices over the thread's digits, the
+ * loops' variables and the entry's scalars (normalized); fills *c. NULL, or why not. */
+static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv *c) {
   memset(c, 0, sizeof *c);
-  *quiet = 1;
   if (st->kind != KS_LAUNCH || st->kernel < 0)
     return "is no launch of a kernel of this file";
   const kkernel *k = &m->kernels[st->kernel];
@@ -1774,8 +1883,8 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
     c->fload[i] = -1;
   if (!bind_template(c))
     return "has template arguments that are not integer literals";
+  find_divisible_in(c, k->body);
   const char *why = body(c, k->body);
-  *quiet = !c->term_seen && !(k->nloops >= 2 && sums_products(k, k->body));
   if (why)
     return why;
   if (!c->store)
@@ -1801,6 +1910,19 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
     return why;
   if (c->term_open != c->nloops)
     return "has a loop around no update of its sum";
+  return NULL;
+}
+
+/* Whether launch st is a naive convolution; fills *c. NULL, or why not (*quiet: not worth
+ * a remark, the kernel sums no products in a loop nest). */
+static const char *match_body(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
+  const char *why = walk(m, e, st, c);
+  const kkernel *k = c->k;
+  *quiet = !k || (!c->term_seen && !(k->nloops >= 2 && sums_products(k, k->body)));
+  if (why)
+    return why;
+  if (c->scale)
+    return "stores another function of its sum than the sum or the sum plus a bias";
   if (c->nterm > 1 && (why = unroll(c)))
     return why;
   if ((why = check(c)))
@@ -1812,8 +1934,7 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
   return NULL;
 }
 
-static const char *match(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
-  const char *why = match_body(m, e, st, c, quiet);
+static void release(conv *c) {
   free(c->val);
   free(c->has);
   free(c->ptr_param);
@@ -1823,7 +1944,85 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, conv
   c->has = NULL;
   c->ptr_param = c->fload = NULL;
   c->fidx = NULL;
+}
+
+static const char *match(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
+  const char *why = match_body(m, e, st, c, quiet);
+  release(c);
   return why;
+}
+
+/* p with (C / NH) * NH written C again where it occurs whole (for the reader). */
+static void undivide(const conv *c, poly *p) {
+  for (int i = 0; i < c->nsub; i++) {
+    const poly *by = &c->sub_by[i];
+    int q, d;
+    poly cq, rq, cd, rd, t, C;
+    if (by->n != 1 || by->t[0].coef != 1 || by->t[0].n != 2)
+      continue;
+    q = by->t[0].atom[0];
+    d = by->t[0].atom[1];
+    if (!p_coef(p, q, &cq, &rq) || !p_coef(&cq, d, &cd, &rd))
+      continue;
+    /* p = q * (d * cd + rd) + rq = C * cd + q * rd + rq */
+    p_atom(&C, c->sub_atom[i]);
+    p_mul(p, &C, &cd);
+    p_atom(&t, q);
+    p_mul(&t, &t, &rd);
+    p_add(p, p, &t, 1);
+    p_add(p, p, &rq, 1);
+  }
+}
+
+const char *sumprod_read(const kmodel *m, const kentry *e, const kstep *st, sumprod *out, int *quiet) {
+  static conv c;
+  const char *why = walk(m, e, st, &c);
+  const kkernel *k = c.k;
+  release(&c);
+  memset(out, 0, sizeof *out);
+  out->k = k;
+  *quiet = !k || (!c.term_seen && !sums_products(k, k->body));
+  if (why)
+    return why;
+  out->A = c.A;
+  for (int a = 0; a < c.A.n; a++) {
+    out->ub[a] = c.ub[a];
+    if (!c.A.ub[a])
+      out->ub[a].bad = 1;
+    expand(&c, &out->ub[a]);
+    out->A.ub[a] = &out->ub[a];
+    out->kind[a] = c.kind[a] == A_UNIFORM ? SP_SIZE
+                   : c.kind[a] == A_LEAF || c.kind[a] == A_SOURCE ? SP_THREAD
+                   : c.kind[a] == A_LOOP ? SP_LOOP : SP_OTHER;
+  }
+  out->ta = c.ta;
+  out->tb = c.tb;
+  out->ia = c.ia;
+  out->ib = c.ib;
+  out->yparam = c.store->param;
+  out->iy = c.iy;
+  out->scale = c.scale;
+  out->bias = c.bias;
+  out->ibias = c.ibias;
+  poly *ps[] = {&out->ia, &out->ib, &out->iy, &out->ibias};
+  for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+    expand(&c, ps[i]);
+  for (int a = 0; a < c.A.n; a++)
+    undivide(&c, &out->ub[a]);
+  for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+    undivide(&c, ps[i]);
+  out->nloops = c.nloops;
+  out->nconds = c.ncd;
+  out->nquots = c.nqt;
+  out->nterms = c.nterm;
+  return NULL;
+}
+
+int sumprod_printable(const sumprod *s, const poly *p) {
+  for (int i = 0; i < s->A.n; i++)
+    if (p_has(p, i) && (s->kind[i] != SP_SIZE || (strncmp(s->A.key[i], "s:", 2) && strncmp(s->A.key[i], "q:", 2))))
+      return 0;
+  return !p->bad;
 }
 
 static const char *site_match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **k, int *quiet) {

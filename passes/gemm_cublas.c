@@ -48,6 +48,7 @@
 #include "pass.h"
 #include "poly.h"
 #include "reduce.h"
+#include "sumprod.h"
 
 enum { MAX_CMP = 4 };
 
@@ -415,11 +416,163 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
   return NULL;
 }
 
+/* ---- a GEMM over a batch of two levels, read as a sum of products over digits ---- */
+
+enum { MAX_LEVELS = 2 };
+
+typedef struct dgemm {
+  sumprod s;
+  int pa, pb, pc;               /* the parameters of A, B and C */
+  int ta, tb;                   /* A stored K x M, B stored N x K */
+  poly M, N, K, lda, ldb, ldc;
+  poly offa, offb, offc;        /* each operand's offset from its parameter */
+  int nlevels;
+  poly count[MAX_LEVELS], sa[MAX_LEVELS], sb[MAX_LEVELS], sc[MAX_LEVELS];
+  int read;                     /* read as a sum of products with no bias: its reasons say more */
+} dgemm;
+
+/* Splits index p into coefficients of the reading's non-size atoms (coef[a], zero where
+ * absent) and a uniform offset. 0 when a coefficient is no size or an atom is neither a
+ * thread coordinate nor a loop's variable. */
+static int dsplit(const sumprod *s, const poly *p, poly *coef, poly *off) {
+  poly rest = *p;
+  for (int a = 0; a < s->A.n; a++) {
+    p_const(&coef[a], 0);
+    if (s->kind[a] == SP_SIZE || !p_has(&rest, a))
+      continue;
+    poly q, r;
+    if (s->kind[a] == SP_OTHER || !p_coef(&rest, a, &q, &r) || !sumprod_printable(s, &q))
+      return 0;
+    coef[a] = q;
+    rest = r;
+  }
+  *off = rest;
+  return sumprod_printable(s, off);
+}
+
+static int d_is_one(const poly *p) { return !p->bad && p->n == 1 && p->t[0].n == 0 && p->t[0].coef == 1; }
+
+/* Whether launch st is a GEMM whose batch is one or two thread coordinates (digits of a
+ * decoded one: `b = bh / NH, h = bh % NH`); fills *g. NULL, or why not. */
+static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dgemm *g, int *quiet) {
+  memset(g, 0, sizeof *g);
+  const char *why = sumprod_read(m, e, st, &g->s, quiet);
+  const sumprod *s = &g->s;
+  if (why)
+    return why;
+  if (s->bias)
+    return "adds a bias to a product batched over digits of its coordinates";
+  g->read = 1;
+  if (s->nloops != 1)
+    return "sums over more than one loop";
+  if (s->nconds || s->nterms > 1)
+    return "sums under conditions or more than one product";
+  if (s->nquots)
+    return "has quotients of its coordinates kfuse does not decode";
+  static poly cy[MAX_ATOMS], ca[MAX_ATOMS], cb[MAX_ATOMS];
+  if (!dsplit(s, &s->iy, cy, &g->offc) || !dsplit(s, &s->ia, ca, &g->offa) || !dsplit(s, &s->ib, cb, &g->offb))
+    return "has indices that are not sums of its coordinates times sizes";
+  g->pa = s->ta;
+  g->pb = s->tb;
+  g->pc = s->yparam;
+  /* each coordinate of C: in both loads (a batch level), in one (a row or a column) */
+  int kk = -1, mrow = -1, ncol = -1, lv[MAX_LEVELS];
+  for (int a = 0; a < s->A.n; a++) {
+    int y = cy[a].n > 0, x = ca[a].n > 0, w = cb[a].n > 0;
+    if (s->kind[a] == SP_LOOP) {
+      if (y || !x || !w || kk >= 0)
+        return "has a loop variable that is not the sum's k of both loads";
+      kk = a;
+    } else if (s->kind[a] == SP_THREAD && (y || x || w)) {
+      if (!y)
+        return "reads along a coordinate it does not store along";
+      if (x && w) {
+        if (g->nlevels == MAX_LEVELS)
+          return "has a batch of more than two levels";
+        lv[g->nlevels++] = a;
+      } else if (x || w) {
+        int *slot = x ? &mrow : &ncol;
+        if (*slot >= 0)
+          return "has two coordinates along one side of its product";
+        *slot = a;
+      } else {
+        return "stores along a coordinate neither load depends on";
+      }
+    }
+  }
+  if (kk < 0 || mrow < 0 || ncol < 0)
+    return "has no row, column and k of a product";
+  /* row-major C[row * ldc + col], or C[col * ldc + row]: the product C^T = B^T A^T */
+  if (!d_is_one(&cy[ncol])) {
+    if (!d_is_one(&cy[mrow]))
+      return "stores at no row-major index of its row and column";
+    int t = mrow;
+    mrow = ncol;
+    ncol = t;
+    t = g->pa;
+    g->pa = g->pb;
+    g->pb = t;
+    poly o = g->offa;
+    g->offa = g->offb;
+    g->offb = o;
+    for (int a = 0; a < s->A.n; a++) {
+      o = ca[a];
+      ca[a] = cb[a];
+      cb[a] = o;
+    }
+  }
+  g->ldc = cy[mrow];
+  if (d_is_one(&ca[kk]))
+    g->lda = ca[mrow];
+  else if (d_is_one(&ca[mrow]))
+    g->ta = 1, g->lda = ca[kk];
+  else
+    return "loads its first operand along neither of its dimensions contiguously";
+  if (d_is_one(&cb[ncol]))
+    g->ldb = cb[kk];
+  else if (d_is_one(&cb[kk]))
+    g->tb = 1, g->ldb = cb[ncol];
+  else
+    return "loads its second operand along neither of its dimensions contiguously";
+  g->M = s->ub[mrow];
+  g->N = s->ub[ncol];
+  g->K = s->ub[kk];
+  for (int i = 0; i < MAX_LEVELS; i++) {
+    if (i < g->nlevels) {
+      g->count[i] = s->ub[lv[i]];
+      g->sa[i] = ca[lv[i]];
+      g->sb[i] = cb[lv[i]];
+      g->sc[i] = cy[lv[i]];
+    } else {
+      p_const(&g->count[i], 1);
+      p_const(&g->sa[i], 0);
+      p_const(&g->sb[i], 0);
+      p_const(&g->sc[i], 0);
+    }
+    if (!sumprod_printable(s, &g->count[i]))
+      return "has a batch whose count kfuse does not read (from the grid or a guard)";
+  }
+  if (!sumprod_printable(s, &g->M) || !sumprod_printable(s, &g->N) || !sumprod_printable(s, &g->K))
+    return "has a row, column or sum whose extent kfuse cannot read";
+  const karg *ay = &st->args[g->pc];
+  if (karg_same(ay, &st->args[g->pa]) || karg_same(ay, &st->args[g->pb]))
+    return "writes an operand";
+  return NULL;
+}
+
 static const char *site_match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **k, int *quiet) {
   static gemm x;
+  static dgemm y;
+  int dquiet;
   const char *why = match(m, e, st, &x, quiet);
   *k = x.k;
-  return why;
+  if (!why)
+    return NULL;
+  const char *dwhy = dmatch(m, e, st, &y, &dquiet);
+  if (!dwhy)
+    return NULL;
+  /* the reason of the reading that went further */
+  return y.read ? dwhy : why;
 }
 
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
@@ -544,14 +697,116 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
              "  cublasLtMatrixLayoutDestroy(kf_a);\n  cublasLtMatmulDescDestroy(kf_op);\n}\n");
 }
 
+/* passes/cuda/kf_sgemm_batched.cuh, embedded at build time (lib/CMakeLists.txt) */
+extern const unsigned char kf_sgemm_batched_source[];
+static const char batched_name[] = "kf_sgemm_batched";
+
+static void print_pair(const dgemm *g, const poly *p, strbuf *b) {
+  sb_puts(b, "{");
+  for (int i = 0; i < MAX_LEVELS; i++) {
+    sb_puts(b, i ? ", " : "");
+    p_print(&g->s.A, &p[i], 1, b);
+  }
+  sb_puts(b, "}");
+}
+
+/* The launch becomes `if (!site(args, shape, stream)) <the launch>`: kf_sgemm_batched, with
+ * the reference kernel where cuBLAS cannot take the shape. */
+static int apply_batched(variant *v, const pass_site *site, const kentry *e, const dgemm *g, diag *d) {
+  const kmodel *m = v->m;
+  const kkernel *k = g->s.k;
+  const kstep *st = NULL;
+  for (int i = 0; i < e->nsteps && !st; i++)
+    if (e->steps[i].index == site->first_step)
+      st = &e->steps[i];
+  const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_cublas", k->name));
+  const char *an = k->params[g->pa].name, *bn = k->params[g->pb].name, *cn = k->params[g->pc].name;
+  strbuf t = {0}, x = {0}, shape = {0};
+  const poly *P[] = {&g->M, &g->N, &g->K};
+  sb_printf(&shape, "%s = %s%s x %s%s for each of ", cn, an, g->ta ? " (stored transposed)" : "", bn,
+            g->tb ? " (stored transposed)" : "");
+  for (int i = 0; i < g->nlevels; i++) {
+    sb_puts(&shape, i ? " x " : "");
+    p_print(&g->s.A, &g->count[i], 0, &shape);
+  }
+  sb_puts(&shape, g->nlevels ? "" : "1");
+  sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as cuBLAS strided-batched SGEMMs, FP32: %s\n", k->name,
+            k->loc.line, shape.s);
+  sb_printf(&t, "static bool %s(", name);
+  pass_print_params(k, &t);
+  sb_puts(&t, ", const kf_sgemm_shape &kf_shape, cudaStream_t kf_stream) {\n");
+  sb_printf(&t, "  return %s(kf_shape, ", batched_name);
+  if (g->s.scale)
+    print_expr(k, g->s.scale, &t);
+  else
+    sb_puts(&t, "1.0f");
+  sb_printf(&t, ", %s, %s, %s, kf_stream);\n}\n", an, bn, cn);
+  /* the call: the shape over the entry's scalars */
+  sb_printf(&x, "if (!%s(", name);
+  for (int i = 0; i < st->nargs; i++)
+    sb_printf(&x, "%s%s", i ? ", " : "", st->args[i].text);
+  sb_puts(&x, ",\n      kf_sgemm_shape{");
+  for (int i = 0; i < 3; i++) {
+    p_print(&g->s.A, P[i], 1, &x);
+    sb_puts(&x, ", ");
+  }
+  sb_printf(&x, "%s, %s, ", g->ta ? "true" : "false", g->tb ? "true" : "false");
+  const poly *L[] = {&g->lda, &g->ldb, &g->ldc};
+  for (int i = 0; i < 3; i++) {
+    p_print(&g->s.A, L[i], 1, &x);
+    sb_puts(&x, i < 2 ? ", " : ",\n      ");
+  }
+  print_pair(g, g->count, &x);
+  sb_puts(&x, ", ");
+  print_pair(g, g->sa, &x);
+  sb_puts(&x, ", ");
+  print_pair(g, g->sb, &x);
+  sb_puts(&x, ", ");
+  print_pair(g, g->sc, &x);
+  const poly *O[] = {&g->offa, &g->offb, &g->offc};
+  for (int i = 0; i < 3; i++) {
+    sb_puts(&x, ", ");
+    p_print(&g->s.A, O[i], 1, &x);
+  }
+  sb_printf(&x, "}, %s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
+            m->text + st->loc.begin);
+  int ok = variant_replace_step(v, site->entry, st, x.s);
+  if (ok) {
+    int have = 0;
+    for (int i = 0; i < v->nkernels; i++)
+      have |= !strcmp(v->kernels[i].name, batched_name);
+    variant_add_include(v, "<cublas_v2.h>");
+    if (!have)
+      variant_add_kernel(v, 0, batched_name, (const char *)kf_sgemm_batched_source);
+    variant_add_kernel(v, site->entry, name, t.s);
+    variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
+                 arena_printf(v->a, "gemm-cublas: %s -> %s (cuBLAS, %s)", site->what, name, shape.s));
+  } else {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
+                site->what);
+  }
+  sb_free(&t);
+  sb_free(&x);
+  sb_free(&shape);
+  return ok;
+}
+
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
   int at = pass_top_position(e, site->first_step);
   static gemm g;
+  static dgemm dg;
   int quiet;
   (void)values;
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &g, &quiet)) {
+  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
+                site->what);
+    return 0;
+  }
+  if (match(m, e, &e->steps[at], &g, &quiet)) {
+    if (!dmatch(m, e, &e->steps[at], &dg, &quiet))
+      return apply_batched(v, site, e, &dg, d);
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;

@@ -1,0 +1,47 @@
+// kfuse gemm-cublas: a row-major GEMM over a batch of up to two levels (attention's heads
+// inside its batch), C[i][j] = alpha * sum_k A[i][k] B[k][j] for every (b0, b1) in
+// count[0] x count[1], each operand at its base + b0 * s?[0] + b1 * s?[1], as cuBLAS
+// strided-batched SGEMMs: one call per index of the level with fewer, batched over the
+// other. Row-major C = A B is column-major C^T = B^T A^T: B goes first, nothing is copied.
+// FP32 stays FP32 (the handle's default math mode uses no TF32 tensor cores). The handle is
+// made once and bound to the caller's stream at each call. Returns false, having run nothing,
+// when cuBLAS cannot take the shape (an empty or int-overflowing size, a leading dimension
+// below its row's length): the caller then runs the reference kernel.
+struct kf_sgemm_shape {
+  long long m, n, k;        // C is m x n; the sum runs over k
+  bool ta, tb;              // A stored k x m (transposed), B stored n x k (transposed)
+  long long lda, ldb, ldc;  // row-major leading dimensions, as stored
+  long long count[2];       // the batch's levels (1 where there is none)
+  long long sa[2], sb[2], sc[2];
+  long long oa, ob, oc;     // each operand's offset from its pointer
+};
+
+static bool kf_sgemm_batched(const kf_sgemm_shape &s, float alpha, const float *a, const float *b, float *c,
+                             cudaStream_t stream) {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    return cublasCreate(&h) == CUBLAS_STATUS_SUCCESS ? h : nullptr;
+  }();
+  const long long most = 2147483647;
+  const long long sizes[] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.count[0], s.count[1]};
+  for (long long v : sizes)
+    if (v < 1 || v > most)
+      return false;
+  if (!handle || s.lda < (s.ta ? s.m : s.k) || s.ldb < (s.tb ? s.k : s.n) || s.ldc < s.n)
+    return false;
+  if (cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS)
+    return false;
+  const int outer = s.count[0] <= s.count[1] ? 0 : 1, inner = 1 - outer;
+  a += s.oa;
+  b += s.ob;
+  c += s.oc;
+  const float beta = 0.0f;
+  for (long long i = 0; i < s.count[outer]; i++)
+    if (cublasSgemmStridedBatched(handle, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  (int)s.n, (int)s.m, (int)s.k, &alpha, b + i * s.sb[outer], (int)s.ldb,
+                                  s.sb[inner], a + i * s.sa[outer], (int)s.lda, s.sa[inner], &beta,
+                                  c + i * s.sc[outer], (int)s.ldc, s.sc[inner],
+                                  (int)s.count[inner]) != CUBLAS_STATUS_SUCCESS)
+      return false; // the reference kernel rewrites all of C
+  return true;
+}
