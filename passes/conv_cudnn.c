@@ -146,6 +146,11 @@ typedef struct conv {
   const kexpr *bias;            /* b[co] (the init or in the store) */
   poly ibias;
   const kexpr *scale;           /* the store's acc * scale, or NULL */
+  int result;                   /* a float local stored instead of the sum: `float s = fill;
+                                 * if (mask) { ...sum...; s = acc (* scale); }`, or -1 */
+  const kexpr *fill;
+  cond mk[MAX_CONDS];           /* the mask: the sum is stored where every mk[i].d >= 0 */
+  int nmk;
   /* the result */
   int nsp, depthwise, transposed;
   int x_derived;                /* x's shape from the kernel's own index (x a scratch) */
@@ -1041,6 +1046,26 @@ static int grid_stride(conv *c, const kstmt *s) {
   return g && b;
 }
 
+/* Whether e is a float constant (a literal, a named constant such as INFINITY, negated or
+ * cast, or a call of constants). */
+static int constant(const kexpr *e) {
+  if (!e)
+    return 0;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_FLT:
+  case KE_CONST: return 1;
+  case KE_UNARY:
+  case KE_CAST: return constant(e->a);
+  case KE_CALL:
+    for (int i = 0; i < e->nargs; i++)
+      if (!constant(e->args[i]))
+        return 0;
+    return 1;
+  default: return 0;
+  }
+}
+
 /* The top level: index declarations, the guard, the accumulator, the nest, the store.
  * Returns why not. */
 static const char *body(conv *c, const kstmt *s) {
@@ -1055,6 +1080,14 @@ static const char *body(conv *c, const kstmt *s) {
     int last = i == n - 1;
     switch (x->kind) {
     case KST_DECL:
+      if (is_float_local(c, x->var) && c->acc < 0 && c->result < 0 && x->value && constant(kx_strip(x->value)) &&
+          !(kx_float_strip(x->value)->kind == KE_INT && !kx_float_strip(x->value)->ival) &&
+          !(kx_float_strip(x->value)->kind == KE_FLT && kx_float_strip(x->value)->fval == 0) && i + 1 < n &&
+          v[i + 1]->kind == KST_IF && !v[i + 1]->orelse && c->k->vars[x->var].nassign == 1) {
+        c->result = x->var; /* float s = -INFINITY; if (j <= i) { ...; s = acc * scale; } */
+        c->fill = x->value;
+        break;
+      }
       if (is_float_local(c, x->var) && c->acc < 0 && x->value) {
         c->acc = x->var;
         c->init = x->value;
@@ -1066,6 +1099,10 @@ static const char *body(conv *c, const kstmt *s) {
       why = declare(c, x);
       break;
     case KST_ASSIGN:
+      if (c->result >= 0 && x->var == c->result && c->term_seen && x->op == -1 && !x->member) {
+        why = bias(c, x->value, 0); /* s = acc (* scale): the stored value */
+        break;
+      }
       if (!is_int_local(c, x->var) || c->has[x->var] != 1 || x->member)
         return "assigns other than an index";
       if (x->op == KO_DIV || x->op == KO_MOD) { /* r /= Wo */
@@ -1089,6 +1126,12 @@ static const char *body(conv *c, const kstmt *s) {
         why = guard(c, x->cond, 0);
         if (!why)
           return body(c, x->then);
+      } else if (c->result >= 0 && c->acc < 0 && !c->nmk) {
+        why = conditions(c, x->cond, 0, c->mk, &c->nmk);
+        if (!why)
+          why = body(c, x->then);
+        if (!why && !c->term_seen)
+          return "chooses between no sum and a constant";
       } else {
         return "has an if that is no guard";
       }
@@ -1117,8 +1160,8 @@ static const char *body(conv *c, const kstmt *s) {
       if (!c->term_seen || c->store || x->param < 0 || x->op != -1)
         return "has a store other than one of its sum, after its loops";
       c->store = x;
-      if ((why = bias(c, x->value, 0)))
-        return why;
+      if (c->result >= 0 ? !kx_is_var(kx_float_strip(x->value), c->result) : (why = bias(c, x->value, 0)) != NULL)
+        return why ? why : "stores another value than its sum or the choice between it and a constant";
       ev(c, x->index, &c->iy);
       if (c->iy.bad)
         return "stores at an index kfuse cannot read";
@@ -1869,6 +1912,7 @@ static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv 
   c->st = st;
   c->k = k;
   c->acc = -1;
+  c->result = -1;
   if (!k->body || st->nargs != k->nparams || k->nloops < 1)
     return "is not lifted";
   c->pc = (pctx){.A = &c->A, .m = m, .e = e, .k = k, .st = st};
@@ -1896,10 +1940,12 @@ static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv 
   for (int p = 0; p < k->nparams; p++)
     if (k->params[p].is_pointer && k->params[p].writes && p != c->store->param)
       return "writes another buffer";
-  poly *ps[4 + MAX_CONDS + MAX_QUOT + 2 * MAX_UNROLL] = {&c->iy, &c->ia, &c->ib, &c->ibias};
+  poly *ps[4 + 2 * MAX_CONDS + MAX_QUOT + 2 * MAX_UNROLL] = {&c->iy, &c->ia, &c->ib, &c->ibias};
   int nps = 4;
   for (int i = 0; i < c->ncd; i++)
     ps[nps++] = &c->cd[i].d;
+  for (int i = 0; i < c->nmk; i++)
+    ps[nps++] = &c->mk[i].d;
   for (int i = 0; i < c->nqt; i++)
     ps[nps++] = &c->qt[i].num;
   for (int i = 0; i < c->nterm; i++) {
@@ -1921,7 +1967,7 @@ static const char *match_body(const kmodel *m, const kentry *e, const kstep *st,
   *quiet = !k || (!c->term_seen && !(k->nloops >= 2 && sums_products(k, k->body)));
   if (why)
     return why;
-  if (c->scale)
+  if (c->scale || c->result >= 0)
     return "stores another function of its sum than the sum or the sum plus a bias";
   if (c->nterm > 1 && (why = unroll(c)))
     return why;
@@ -2011,6 +2057,15 @@ const char *sumprod_read(const kmodel *m, const kentry *e, const kstep *st, sump
     undivide(&c, &out->ub[a]);
   for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
     undivide(&c, ps[i]);
+  if (c.nmk > (int)(sizeof out->mask / sizeof out->mask[0]))
+    return "chooses its value by more conditions than kfuse follows";
+  out->fill = c.result >= 0 ? c.fill : NULL;
+  out->nmasks = c.nmk;
+  for (int i = 0; i < c.nmk; i++) {
+    out->mask[i] = c.mk[i].d;
+    expand(&c, &out->mask[i]);
+    undivide(&c, &out->mask[i]);
+  }
   out->nloops = c.nloops;
   out->nconds = c.ncd;
   out->nquots = c.nqt;

@@ -428,6 +428,8 @@ typedef struct dgemm {
   poly offa, offb, offc;        /* each operand's offset from its parameter */
   int nlevels;
   poly count[MAX_LEVELS], sa[MAX_LEVELS], sb[MAX_LEVELS], sc[MAX_LEVELS];
+  int masked;                   /* C = fill where mask_i * row + mask_j * col + mask_0 < 0 */
+  poly mask_i, mask_j, mask_0;
   int read;                     /* read as a sum of products with no bias: its reasons say more */
 } dgemm;
 
@@ -467,6 +469,8 @@ static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dge
     return "sums over more than one loop";
   if (s->nconds || s->nterms > 1)
     return "sums under conditions or more than one product";
+  if (s->nmasks > 1)
+    return "chooses between its sum and a constant by more than one condition";
   if (s->nquots)
     return "has quotients of its coordinates kfuse does not decode";
   static poly cy[MAX_ATOMS], ca[MAX_ATOMS], cb[MAX_ATOMS];
@@ -534,6 +538,19 @@ static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dge
     g->tb = 1, g->ldb = cb[ncol];
   else
     return "loads its second operand along neither of its dimensions contiguously";
+  if (s->nmasks) { /* the mask: a * row + b * col + k0 >= 0 */
+    poly rest;
+    static poly cm[MAX_ATOMS];
+    if (!dsplit(s, &s->mask[0], cm, &rest))
+      return "chooses by a condition that is no sum of its coordinates times sizes";
+    for (int a = 0; a < s->A.n; a++)
+      if (cm[a].n && a != mrow && a != ncol)
+        return "chooses by a condition on other than its row and column";
+    g->masked = 1;
+    g->mask_i = cm[mrow];
+    g->mask_j = cm[ncol];
+    g->mask_0 = rest;
+  }
   g->M = s->ub[mrow];
   g->N = s->ub[ncol];
   g->K = s->ub[kk];
@@ -730,17 +747,34 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     p_print(&g->s.A, &g->count[i], 0, &shape);
   }
   sb_puts(&shape, g->nlevels ? "" : "1");
+  if (g->masked) {
+    sb_puts(&shape, ", ");
+    print_expr(k, g->s.fill, &shape);
+    sb_puts(&shape, " where the reference's condition fails");
+  }
   sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as cuBLAS strided-batched SGEMMs, FP32: %s\n", k->name,
             k->loc.line, shape.s);
   sb_printf(&t, "static bool %s(", name);
   pass_print_params(k, &t);
-  sb_puts(&t, ", const kf_sgemm_shape &kf_shape, cudaStream_t kf_stream) {\n");
-  sb_printf(&t, "  return %s(kf_shape, ", batched_name);
+  sb_printf(&t, ", const kf_sgemm_shape &kf_shape,%s cudaStream_t kf_stream) {\n",
+            g->masked ? " long long kf_mask_i, long long kf_mask_j, long long kf_mask_0," : "");
+  if (g->masked) {
+    sb_puts(&t, "  // where the reference's condition fails, C holds its constant\n");
+    sb_printf(&t, "  return %s_masked(kf_shape, ", batched_name);
+  } else {
+    sb_printf(&t, "  return %s(kf_shape, ", batched_name);
+  }
   if (g->s.scale)
     print_expr(k, g->s.scale, &t);
   else
     sb_puts(&t, "1.0f");
-  sb_printf(&t, ", %s, %s, %s, kf_stream);\n}\n", an, bn, cn);
+  sb_printf(&t, ", %s, %s, %s, ", an, bn, cn);
+  if (g->masked) {
+    sb_puts(&t, "kf_mask_i, kf_mask_j, kf_mask_0, ");
+    print_expr(k, g->s.fill, &t);
+    sb_puts(&t, ", ");
+  }
+  sb_puts(&t, "kf_stream);\n}\n");
   /* the call: the shape over the entry's scalars */
   sb_printf(&x, "if (!%s(", name);
   for (int i = 0; i < st->nargs; i++)
@@ -768,7 +802,15 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     sb_puts(&x, ", ");
     p_print(&g->s.A, O[i], 1, &x);
   }
-  sb_printf(&x, "}, %s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
+  sb_puts(&x, "}, ");
+  if (g->masked) {
+    const poly *Q[] = {&g->mask_i, &g->mask_j, &g->mask_0};
+    for (int i = 0; i < 3; i++) {
+      p_print(&g->s.A, Q[i], 1, &x);
+      sb_puts(&x, ", ");
+    }
+  }
+  sb_printf(&x, "%s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
             m->text + st->loc.begin);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {

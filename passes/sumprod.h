@@ -32,6 +32,9 @@ typedef struct sumprod {
   const kexpr *scale;           /* the store's acc * scale, or NULL */
   const kexpr *bias;            /* a load added to the sum (its init or in the store), or NULL */
   poly ibias;
+  const kexpr *fill;            /* a masked sum: the constant stored where the mask fails */
+  poly mask[4];                 /* the sum is stored where every mask[i] >= 0 */
+  int nmasks;
   int nloops, nconds, nquots, nterms;
 } sumprod;
 

@@ -45,3 +45,24 @@ static bool kf_sgemm_batched(const kf_sgemm_shape &s, float alpha, const float *
       return false; // the reference kernel rewrites all of C
   return true;
 }
+
+// A masked product (attention's causal scores: `s = -INFINITY; if (j <= i) s = scale * q . k`):
+// the product everywhere, then C[i][j] = fill in every batch where a * i + b * j + k0 < 0,
+// a block per row of C.
+__global__ void kf_sgemm_mask_rows(float *c, kf_sgemm_shape s, long long a, long long b, long long k0, float fill) {
+  const long long r = blockIdx.x, i = r % s.m, batch = r / s.m;
+  float *row = c + s.oc + batch / s.count[1] * s.sc[0] + batch % s.count[1] * s.sc[1] + i * s.ldc;
+  for (long long j = threadIdx.x; j < s.n; j += blockDim.x)
+    if (a * i + b * j + k0 < 0)
+      row[j] = fill;
+}
+
+[[maybe_unused]] static bool kf_sgemm_batched_masked(const kf_sgemm_shape &s, float alpha, const float *a,
+                                                     const float *b, float *c, long long mask_i, long long mask_j,
+                                                     long long mask_0, float fill, cudaStream_t stream) {
+  const long long rows = s.m * s.count[0] * s.count[1];
+  if (s.m < 1 || s.count[0] < 1 || s.count[1] < 1 || rows > 2147483647 || !kf_sgemm_batched(s, alpha, a, b, c, stream))
+    return false;
+  kf_sgemm_mask_rows<<<(unsigned)rows, 256, 0, stream>>>(c, s, mask_i, mask_j, mask_0, fill);
+  return cudaGetLastError() == cudaSuccess;
+}

@@ -3,7 +3,9 @@
 // fused qkv projection (leading dimension 3C, offsets C and 2C) and the values written with
 // the heads merged (`h = c / hd`, exact as the entry assumes C % NH == 0): each becomes
 // kf_sgemm_batched (cuBLAS strided-batched SGEMMs over one level, a call per index of the
-// other), the reference kernel kept for shapes cuBLAS cannot take. So do products with a
+// other), the reference kernel kept for shapes cuBLAS cannot take. A causal product
+// (`s = -INFINITY; if (j <= i) { ...; s = acc * scale; }`) is the whole product, then the
+// constant where the condition fails (i - j >= 0 as 1 * i - 1 * j + 0). So do products with a
 // leading dimension other than the extent (checked at run time: below the row's length, the
 // reference runs) and rows that start past 0 (an offset).
 // REQUIRES: nvcc
@@ -32,6 +34,10 @@
 // CHECK:         if (!shifted_cublas(A, B, D, M, K, N,
 // CHECK-NEXT:        kf_sgemm_shape{(long long)M - 1LL, (long long)N, (long long)K, false, false, (long long)K, (long long)N, (long long)N,
 // CHECK-NEXT:        {1LL, 1LL}, {0, 0}, {0, 0}, {0, 0}, (long long)K, 0, (long long)N}, stream))
+// CHECK-LABEL: {{^}}// kfuse gemm-cublas: causal (line {{[0-9]+}}) as cuBLAS strided-batched SGEMMs, FP32: att = qkv x qkv (stored transposed) for each of NH x B, -{{.*}} where the reference's condition fails
+// CHECK:          return kf_sgemm_batched_masked(kf_shape, scale, qkv, qkv, att, kf_mask_i, kf_mask_j, kf_mask_0, -{{.*}}, kf_stream);
+// CHECK-LABEL: {{^}}extern "C" void masked(
+// CHECK:         {(long long)NH, (long long)B}, {{.*}}, 0, (long long)C, 0}, 1LL, -1LL, 0, stream))
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 
@@ -112,4 +118,34 @@ extern "C" void offsets(const float* A, const float* B, float* C, float* D, int 
   dim3 grid((N + 15) / 16, (M + 15) / 16), block(16, 16);
   strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
   shifted<<<grid, block, 0, stream>>>(A, B, D, M, K, N);
+}
+
+// att[b][h][i][j] = scale * q . k where j <= i, else -INFINITY
+__global__ void causal(const float* qkv, float* att, int T, int C, int NH, float scale) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.y;
+  const int bh = blockIdx.z;
+  if (j >= T) return;
+  const int b = bh / NH, h = bh % NH, hd = C / NH;
+  float s = -INFINITY;
+  if (j <= i) {
+    const float* q = qkv + ((size_t)b * T + i) * 3 * C + h * hd;
+    const float* k = qkv + ((size_t)b * T + j) * 3 * C + C + h * hd;
+    float acc = 0.f;
+    for (int d = 0; d < hd; ++d) acc += q[d] * k[d];
+    s = acc * scale;
+  }
+  att[((size_t)bh * T + i) * T + j] = s;
+}
+
+// kfuse: in  qkv float[B][T][3*C]
+// kfuse: out att float[B*NH][T][T]
+// kfuse: assume C % NH == 0
+// kfuse: assume B * NH <= 65535
+// kfuse: tol rtol=1e-4 atol=1e-5
+// kfuse: tune  B=4 T=256 C=256 NH=4
+// kfuse: check B=2 T=7 C=12 NH=3
+// kfuse: check B=3 T=33 C=20 NH=2
+extern "C" void masked(const float* qkv, float* att, int B, int T, int C, int NH, cudaStream_t stream) {
+  causal<<<dim3((T + 127) / 128, T, B * NH), 128, 0, stream>>>(qkv, att, T, C, NH, 0.125f);
 }
