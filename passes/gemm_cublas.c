@@ -430,6 +430,7 @@ typedef struct dgemm {
   poly count[MAX_LEVELS], sa[MAX_LEVELS], sb[MAX_LEVELS], sc[MAX_LEVELS];
   int masked;                   /* C = fill where mask_i * row + mask_j * col + mask_0 < 0 */
   poly mask_i, mask_j, mask_0;
+  poly bias_i, bias_j, bias_0;  /* C = bias[bias_i * row + bias_j * col + bias_0] + the product */
   int read;                     /* read as a sum of products with no bias: its reasons say more */
 } dgemm;
 
@@ -454,76 +455,30 @@ static int dsplit(const sumprod *s, const poly *p, poly *coef, poly *off) {
 
 static int d_is_one(const poly *p) { return !p->bad && p->n == 1 && p->t[0].n == 0 && p->t[0].coef == 1; }
 
-/* Whether launch st is a GEMM whose batch is one or two thread coordinates (digits of a
- * decoded one: `b = bh / NH, h = bh % NH`); fills *g. NULL, or why not. */
-static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dgemm *g, int *quiet) {
-  memset(g, 0, sizeof *g);
-  const char *why = sumprod_read(m, e, st, &g->s, quiet);
+/* The product with mrow, ncol and the levels lv[] as its row, column and batch: the
+ * layouts cuBLAS is given (C[row * ldc + col], or C[col * ldc + row] as C^T = B^T A^T); a
+ * mask and a bias as coefficients of the row and the column. Fills *g; NULL, or why not. */
+static const char *layout(dgemm *g, int kk, int mrow, int ncol, const int *lv, int nlv, const poly *cy,
+                          const poly *ca0, const poly *cb0, const poly *offa, const poly *offb) {
   const sumprod *s = &g->s;
-  if (why)
-    return why;
-  if (s->bias)
-    return "adds a bias to a product batched over digits of its coordinates";
-  g->read = 1;
-  if (s->nloops != 1)
-    return "sums over more than one loop";
-  if (s->nconds || s->nterms > 1)
-    return "sums under conditions or more than one product";
-  if (s->nmasks > 1)
-    return "chooses between its sum and a constant by more than one condition";
-  if (s->nquots)
-    return "has quotients of its coordinates kfuse does not decode";
-  static poly cy[MAX_ATOMS], ca[MAX_ATOMS], cb[MAX_ATOMS];
-  if (!dsplit(s, &s->iy, cy, &g->offc) || !dsplit(s, &s->ia, ca, &g->offa) || !dsplit(s, &s->ib, cb, &g->offb))
-    return "has indices that are not sums of its coordinates times sizes";
+  const poly *ca = ca0, *cb = cb0;
   g->pa = s->ta;
   g->pb = s->tb;
-  g->pc = s->yparam;
-  /* each coordinate of C: in both loads (a batch level), in one (a row or a column) */
-  int kk = -1, mrow = -1, ncol = -1, lv[MAX_LEVELS];
-  for (int a = 0; a < s->A.n; a++) {
-    int y = cy[a].n > 0, x = ca[a].n > 0, w = cb[a].n > 0;
-    if (s->kind[a] == SP_LOOP) {
-      if (y || !x || !w || kk >= 0)
-        return "has a loop variable that is not the sum's k of both loads";
-      kk = a;
-    } else if (s->kind[a] == SP_THREAD && (y || x || w)) {
-      if (!y)
-        return "reads along a coordinate it does not store along";
-      if (x && w) {
-        if (g->nlevels == MAX_LEVELS)
-          return "has a batch of more than two levels";
-        lv[g->nlevels++] = a;
-      } else if (x || w) {
-        int *slot = x ? &mrow : &ncol;
-        if (*slot >= 0)
-          return "has two coordinates along one side of its product";
-        *slot = a;
-      } else {
-        return "stores along a coordinate neither load depends on";
-      }
-    }
-  }
-  if (kk < 0 || mrow < 0 || ncol < 0)
-    return "has no row, column and k of a product";
-  /* row-major C[row * ldc + col], or C[col * ldc + row]: the product C^T = B^T A^T */
+  g->offa = *offa;
+  g->offb = *offb;
+  g->ta = g->tb = 0;
   if (!d_is_one(&cy[ncol])) {
     if (!d_is_one(&cy[mrow]))
       return "stores at no row-major index of its row and column";
     int t = mrow;
     mrow = ncol;
     ncol = t;
-    t = g->pa;
-    g->pa = g->pb;
-    g->pb = t;
-    poly o = g->offa;
-    g->offa = g->offb;
-    g->offb = o;
-    for (int a = 0; a < s->A.n; a++) {
-      o = ca[a];
-      ca[a] = cb[a];
-      cb[a] = o;
-    }
+    g->pa = s->tb;
+    g->pb = s->ta;
+    g->offa = *offb;
+    g->offb = *offa;
+    ca = cb0;
+    cb = ca0;
   }
   g->ldc = cy[mrow];
   if (d_is_one(&ca[kk]))
@@ -538,24 +493,28 @@ static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dge
     g->tb = 1, g->ldb = cb[ncol];
   else
     return "loads its second operand along neither of its dimensions contiguously";
-  if (s->nmasks) { /* the mask: a * row + b * col + k0 >= 0 */
-    poly rest;
-    static poly cm[MAX_ATOMS];
-    if (!dsplit(s, &s->mask[0], cm, &rest))
-      return "chooses by a condition that is no sum of its coordinates times sizes";
+  static poly cm[MAX_ATOMS];
+  const poly *cond[2] = {s->nmasks ? &s->mask[0] : NULL, s->bias ? &s->ibias : NULL};
+  poly *out[2][3] = {{&g->mask_i, &g->mask_j, &g->mask_0}, {&g->bias_i, &g->bias_j, &g->bias_0}};
+  for (int c = 0; c < 2; c++) { /* a * row + b * col + k0 */
+    if (!cond[c])
+      continue;
+    if (!dsplit(s, cond[c], cm, out[c][2]))
+      return c ? "adds a bias at an index that is no sum of its coordinates times sizes"
+               : "chooses by a condition that is no sum of its coordinates times sizes";
     for (int a = 0; a < s->A.n; a++)
       if (cm[a].n && a != mrow && a != ncol)
-        return "chooses by a condition on other than its row and column";
-    g->masked = 1;
-    g->mask_i = cm[mrow];
-    g->mask_j = cm[ncol];
-    g->mask_0 = rest;
+        return c ? "adds a bias along other than its row and column" : "chooses by a condition on other than its row and column";
+    *out[c][0] = cm[mrow];
+    *out[c][1] = cm[ncol];
   }
+  g->masked = s->nmasks > 0;
   g->M = s->ub[mrow];
   g->N = s->ub[ncol];
   g->K = s->ub[kk];
+  g->nlevels = nlv;
   for (int i = 0; i < MAX_LEVELS; i++) {
-    if (i < g->nlevels) {
+    if (i < nlv) {
       g->count[i] = s->ub[lv[i]];
       g->sa[i] = ca[lv[i]];
       g->sb[i] = cb[lv[i]];
@@ -571,8 +530,80 @@ static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dge
   }
   if (!sumprod_printable(s, &g->M) || !sumprod_printable(s, &g->N) || !sumprod_printable(s, &g->K))
     return "has a row, column or sum whose extent kfuse cannot read";
+  return NULL;
+}
+
+/* Whether launch st is a GEMM whose batch is one or two thread coordinates (digits of a
+ * decoded one: `b = bh / NH, h = bh % NH`); fills *g. NULL, or why not. */
+static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dgemm *g, int *quiet) {
+  memset(g, 0, sizeof *g);
+  const char *why = sumprod_read(m, e, st, &g->s, quiet);
+  const sumprod *s = &g->s;
+  if (why)
+    return why;
+  if (s->bias && s->scale)
+    return "scales a sum with a bias";
+  g->read = 1;
+  if (s->nloops != 1)
+    return "sums over more than one loop";
+  if (s->nconds || s->nterms > 1)
+    return "sums under conditions or more than one product";
+  if (s->nmasks > 1)
+    return "chooses between its sum and a constant by more than one condition";
+  if (s->nquots)
+    return "has quotients of its coordinates kfuse does not decode";
+  static poly cy[MAX_ATOMS], ca[MAX_ATOMS], cb[MAX_ATOMS];
+  poly offa, offb;
+  if (!dsplit(s, &s->iy, cy, &g->offc) || !dsplit(s, &s->ia, ca, &offa) || !dsplit(s, &s->ib, cb, &offb))
+    return "has indices that are not sums of its coordinates times sizes";
+  g->pc = s->yparam;
+  /* each coordinate of C: in both loads (a batch level), in one (a row, a column, or a
+   * batch level that one operand does not step through) */
+  int kk = -1, both[MAX_LEVELS], nboth = 0, side[2][MAX_LEVELS + 1], nside[2] = {0, 0};
+  for (int a = 0; a < s->A.n; a++) {
+    int y = cy[a].n > 0, x = ca[a].n > 0, w = cb[a].n > 0;
+    if (s->kind[a] == SP_LOOP) {
+      if (y || !x || !w || kk >= 0)
+        return "has a loop variable that is not the sum's k of both loads";
+      kk = a;
+    } else if (s->kind[a] == SP_THREAD && (y || x || w)) {
+      if (!y)
+        return "reads along a coordinate it does not store along";
+      if (!x && !w)
+        return "stores along a coordinate neither load depends on";
+      int *n = x && w ? &nboth : &nside[w];
+      if (*n == (x && w ? MAX_LEVELS : MAX_LEVELS + 1))
+        return "has a batch of more than two levels";
+      (x && w ? both : side[w])[(*n)++] = a;
+    }
+  }
+  if (kk < 0 || !nside[0] || !nside[1])
+    return "has no row, column and k of a product";
+  if (nboth + nside[0] + nside[1] > MAX_LEVELS + 2)
+    return "has a batch of more than two levels";
+  /* the row and the column: the first choice whose layouts cuBLAS takes; the other
+   * coordinates of a side are batch levels that the other operand does not step through */
+  why = NULL;
+  for (int r = 0; r < nside[0]; r++)
+    for (int c = 0; c < nside[1]; c++) {
+      int lv[MAX_LEVELS], nlv = 0;
+      for (int i = 0; i < nboth; i++)
+        lv[nlv++] = both[i];
+      for (int t = 0; t < 2; t++)
+        for (int i = 0; i < nside[t]; i++)
+          if (i != (t ? c : r))
+            lv[nlv++] = side[t][i];
+      const char *w = layout(g, kk, side[0][r], side[1][c], lv, nlv, cy, ca, cb, &offa, &offb);
+      if (!w)
+        goto found;
+      if (!why)
+        why = w;
+    }
+  return why;
+found:;
   const karg *ay = &st->args[g->pc];
-  if (karg_same(ay, &st->args[g->pa]) || karg_same(ay, &st->args[g->pb]))
+  if (karg_same(ay, &st->args[g->pa]) || karg_same(ay, &st->args[g->pb]) ||
+      (s->bias && karg_same(ay, &st->args[s->bias->param])))
     return "writes an operand";
   return NULL;
 }
@@ -752,29 +783,37 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     print_expr(k, g->s.fill, &shape);
     sb_puts(&shape, " where the reference's condition fails");
   }
+  if (g->s.bias)
+    sb_printf(&shape, ", plus %s", k->params[g->s.bias->param].name);
   sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as cuBLAS strided-batched SGEMMs, FP32: %s\n", k->name,
             k->loc.line, shape.s);
   sb_printf(&t, "static bool %s(", name);
   pass_print_params(k, &t);
   sb_printf(&t, ", const kf_sgemm_shape &kf_shape,%s cudaStream_t kf_stream) {\n",
-            g->masked ? " long long kf_mask_i, long long kf_mask_j, long long kf_mask_0," : "");
-  if (g->masked) {
-    sb_puts(&t, "  // where the reference's condition fails, C holds its constant\n");
-    sb_printf(&t, "  return %s_masked(kf_shape, ", batched_name);
+            g->masked ? " long long kf_mask_i, long long kf_mask_j, long long kf_mask_0,"
+            : g->s.bias ? " long long kf_bias_i, long long kf_bias_j, long long kf_bias_0," : "");
+  if (g->s.bias) {
+    sb_printf(&t, "  return %s_bias(kf_shape, %s, %s, %s, %s, kf_bias_i, kf_bias_j, kf_bias_0, kf_stream);\n}\n",
+              batched_name, an, bn, cn, k->params[g->s.bias->param].name);
   } else {
-    sb_printf(&t, "  return %s(kf_shape, ", batched_name);
+    if (g->masked) {
+      sb_puts(&t, "  // where the reference's condition fails, C holds its constant\n");
+      sb_printf(&t, "  return %s_masked(kf_shape, ", batched_name);
+    } else {
+      sb_printf(&t, "  return %s(kf_shape, ", batched_name);
+    }
+    if (g->s.scale)
+      print_expr(k, g->s.scale, &t);
+    else
+      sb_puts(&t, "1.0f");
+    sb_printf(&t, ", %s, %s, %s, ", an, bn, cn);
+    if (g->masked) {
+      sb_puts(&t, "kf_mask_i, kf_mask_j, kf_mask_0, ");
+      print_expr(k, g->s.fill, &t);
+      sb_puts(&t, ", ");
+    }
+    sb_puts(&t, "kf_stream);\n}\n");
   }
-  if (g->s.scale)
-    print_expr(k, g->s.scale, &t);
-  else
-    sb_puts(&t, "1.0f");
-  sb_printf(&t, ", %s, %s, %s, ", an, bn, cn);
-  if (g->masked) {
-    sb_puts(&t, "kf_mask_i, kf_mask_j, kf_mask_0, ");
-    print_expr(k, g->s.fill, &t);
-    sb_puts(&t, ", ");
-  }
-  sb_puts(&t, "kf_stream);\n}\n");
   /* the call: the shape over the entry's scalars */
   sb_printf(&x, "if (!%s(", name);
   for (int i = 0; i < st->nargs; i++)
@@ -803,8 +842,9 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     p_print(&g->s.A, O[i], 1, &x);
   }
   sb_puts(&x, "}, ");
-  if (g->masked) {
-    const poly *Q[] = {&g->mask_i, &g->mask_j, &g->mask_0};
+  if (g->masked || g->s.bias) {
+    const poly *Q[] = {g->masked ? &g->mask_i : &g->bias_i, g->masked ? &g->mask_j : &g->bias_j,
+                       g->masked ? &g->mask_0 : &g->bias_0};
     for (int i = 0; i < 3; i++) {
       p_print(&g->s.A, Q[i], 1, &x);
       sb_puts(&x, ", ");

@@ -4,9 +4,9 @@
 // strided-batched SGEMMs: one call per index of the level with fewer, batched over the
 // other. Row-major C = A B is column-major C^T = B^T A^T: B goes first, nothing is copied.
 // FP32 stays FP32 (the handle's default math mode uses no TF32 tensor cores). The handle is
-// made once and bound to the caller's stream at each call. Returns false, having run nothing,
-// when cuBLAS cannot take the shape (an empty or int-overflowing size, a leading dimension
-// below its row's length): the caller then runs the reference kernel.
+// made once and bound to the caller's stream at each call. Returns false when cuBLAS cannot
+// take the shape (an empty or int-overflowing size, a leading dimension below its row's
+// length): the caller then runs the reference kernel, which rewrites all of C.
 struct kf_sgemm_shape {
   long long m, n, k;        // C is m x n; the sum runs over k
   bool ta, tb;              // A stored k x m (transposed), B stored n x k (transposed)
@@ -16,8 +16,9 @@ struct kf_sgemm_shape {
   long long oa, ob, oc;     // each operand's offset from its pointer
 };
 
-static bool kf_sgemm_batched(const kf_sgemm_shape &s, float alpha, const float *a, const float *b, float *c,
-                             cudaStream_t stream) {
+// C = alpha * A B + beta * C (beta 0: C is only written).
+static bool kf_sgemm_run(const kf_sgemm_shape &s, float alpha, float beta, const float *a, const float *b, float *c,
+                         cudaStream_t stream) {
   static cublasHandle_t handle = [] {
     cublasHandle_t h = nullptr;
     return cublasCreate(&h) == CUBLAS_STATUS_SUCCESS ? h : nullptr;
@@ -35,7 +36,6 @@ static bool kf_sgemm_batched(const kf_sgemm_shape &s, float alpha, const float *
   a += s.oa;
   b += s.ob;
   c += s.oc;
-  const float beta = 0.0f;
   for (long long i = 0; i < s.count[outer]; i++)
     if (cublasSgemmStridedBatched(handle, s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N,
                                   (int)s.n, (int)s.m, (int)s.k, &alpha, b + i * s.sb[outer], (int)s.ldb,
@@ -46,23 +46,47 @@ static bool kf_sgemm_batched(const kf_sgemm_shape &s, float alpha, const float *
   return true;
 }
 
-// A masked product (attention's causal scores: `s = -INFINITY; if (j <= i) s = scale * q . k`):
-// the product everywhere, then C[i][j] = fill in every batch where a * i + b * j + k0 < 0,
-// a block per row of C.
-__global__ void kf_sgemm_mask_rows(float *c, kf_sgemm_shape s, long long a, long long b, long long k0, float fill) {
+static bool kf_sgemm_batched(const kf_sgemm_shape &s, float alpha, const float *a, const float *b, float *c,
+                             cudaStream_t stream) {
+  return kf_sgemm_run(s, alpha, 0.0f, a, b, c, stream);
+}
+
+// The rows of C, a block each: where a * i + b * j + k0 < 0, C[i][j] = fill (a masked product:
+// attention's causal scores, `s = -INFINITY; if (j <= i) s = scale * q . k`); with a bias,
+// C[i][j] = bias[bi * i + bj * j + b0] (then the product is added to it).
+__global__ void kf_sgemm_rows(float *c, kf_sgemm_shape s, long long a, long long b, long long k0, float fill,
+                              const float *bias, long long bi, long long bj, long long b0) {
   const long long r = blockIdx.x, i = r % s.m, batch = r / s.m;
   float *row = c + s.oc + batch / s.count[1] * s.sc[0] + batch % s.count[1] * s.sc[1] + i * s.ldc;
   for (long long j = threadIdx.x; j < s.n; j += blockDim.x)
-    if (a * i + b * j + k0 < 0)
+    if (bias)
+      row[j] = bias[bi * i + bj * j + b0];
+    else if (a * i + b * j + k0 < 0)
       row[j] = fill;
 }
 
+static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
+  return s.m >= 1 && s.count[0] >= 1 && s.count[1] >= 1 && s.m * s.count[0] * s.count[1] <= 2147483647;
+}
+
+// The product, then the constant where the reference's condition fails.
 [[maybe_unused]] static bool kf_sgemm_batched_masked(const kf_sgemm_shape &s, float alpha, const float *a,
                                                      const float *b, float *c, long long mask_i, long long mask_j,
                                                      long long mask_0, float fill, cudaStream_t stream) {
-  const long long rows = s.m * s.count[0] * s.count[1];
-  if (s.m < 1 || s.count[0] < 1 || s.count[1] < 1 || rows > 2147483647 || !kf_sgemm_batched(s, alpha, a, b, c, stream))
+  if (!kf_sgemm_rows_fit(s) || !kf_sgemm_batched(s, alpha, a, b, c, stream))
     return false;
-  kf_sgemm_mask_rows<<<(unsigned)rows, 256, 0, stream>>>(c, s, mask_i, mask_j, mask_0, fill);
+  kf_sgemm_rows<<<(unsigned)(s.m * s.count[0] * s.count[1]), 256, 0, stream>>>(c, s, mask_i, mask_j, mask_0, fill,
+                                                                                nullptr, 0, 0, 0);
   return cudaGetLastError() == cudaSuccess;
+}
+
+// C = bias, then C += A B (beta 1): a bias the batch shares or not, along the rows or the columns.
+[[maybe_unused]] static bool kf_sgemm_batched_bias(const kf_sgemm_shape &s, const float *a, const float *b, float *c,
+                                                   const float *bias, long long bias_i, long long bias_j,
+                                                   long long bias_0, cudaStream_t stream) {
+  if (!kf_sgemm_rows_fit(s) || s.n < 1)
+    return false;
+  kf_sgemm_rows<<<(unsigned)(s.m * s.count[0] * s.count[1]), 256, 0, stream>>>(c, s, 0, 0, 0, 0.0f, bias, bias_i,
+                                                                                bias_j, bias_0);
+  return cudaGetLastError() == cudaSuccess && kf_sgemm_run(s, 1.0f, 1.0f, a, b, c, stream);
 }

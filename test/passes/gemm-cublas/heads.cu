@@ -7,7 +7,8 @@
 // (`s = -INFINITY; if (j <= i) { ...; s = acc * scale; }`) is the whole product, then the
 // constant where the condition fails (i - j >= 0 as 1 * i - 1 * j + 0). So do products with a
 // leading dimension other than the extent (checked at run time: below the row's length, the
-// reference runs) and rows that start past 0 (an offset).
+// reference runs), rows that start past 0 (an offset) and a bias along the rows (C filled
+// with it, then the product added: beta 1).
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
@@ -34,6 +35,9 @@
 // CHECK:         if (!shifted_cublas(A, B, D, M, K, N,
 // CHECK-NEXT:        kf_sgemm_shape{(long long)M - 1LL, (long long)N, (long long)K, false, false, (long long)K, (long long)N, (long long)N,
 // CHECK-NEXT:        {1LL, 1LL}, {0, 0}, {0, 0}, {0, 0}, (long long)K, 0, (long long)N}, stream))
+// CHECK:         if (!biased_cublas(A, B, bias, E, M, K, N,
+// CHECK-NEXT:        kf_sgemm_shape{(long long)M, (long long)N, (long long)K, false, false, (long long)K, (long long)N, (long long)N,
+// CHECK-NEXT:        {1LL, 1LL}, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0}, 1LL, 0, 0, stream))
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: causal (line {{[0-9]+}}) as cuBLAS strided-batched SGEMMs, FP32: att = qkv x qkv (stored transposed) for each of NH x B, -{{.*}} where the reference's condition fails
 // CHECK:          return kf_sgemm_batched_masked(kf_shape, scale, qkv, qkv, att, kf_mask_i, kf_mask_j, kf_mask_0, -{{.*}}, kf_stream);
 // CHECK-LABEL: {{^}}extern "C" void masked(
@@ -89,6 +93,15 @@ extern "C" void heads(const float* qkv, float* y, int B, int T, int C, int NH,
   cudaFreeAsync(s, stream);
 }
 
+__global__ void biased(const float* A, const float* B, const float* bias, float* C, int M, int K, int N) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = acc + bias[row];
+}
+
 __global__ void strided(const float* A, const float* B, float* C, int M, int K, int N, int lda) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -107,17 +120,20 @@ __global__ void shifted(const float* A, const float* B, float* C, int M, int K, 
   C[(row + 1) * N + col] = acc;
 }
 
-// kfuse: in  A float[M][K+1]
-// kfuse: in  B float[K][N]
-// kfuse: out C float[M][N]
-// kfuse: out D float[M][N]
+// kfuse: in  A    float[M][K+1]
+// kfuse: in  B    float[K][N]
+// kfuse: in  bias float[M]
+// kfuse: out C    float[M][N]
+// kfuse: out D    float[M][N]
+// kfuse: out E    float[M][N]
 // kfuse: tune  M=64 K=48 N=80
 // kfuse: check M=5 K=3 N=7
-extern "C" void offsets(const float* A, const float* B, float* C, float* D, int M, int K, int N,
-                        cudaStream_t stream) {
+extern "C" void offsets(const float* A, const float* B, const float* bias, float* C, float* D, float* E,
+                        int M, int K, int N, cudaStream_t stream) {
   dim3 grid((N + 15) / 16, (M + 15) / 16), block(16, 16);
   strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
   shifted<<<grid, block, 0, stream>>>(A, B, D, M, K, N);
+  biased<<<grid, block, 0, stream>>>(A, B, bias, E, M, K, N);
 }
 
 // att[b][h][i][j] = scale * q . k where j <= i, else -INFINITY
