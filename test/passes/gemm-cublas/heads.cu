@@ -132,6 +132,7 @@ extern "C" void offsets(const float* A, const float* B, const float* bias, float
                         int M, int K, int N, cudaStream_t stream) {
   dim3 grid((N + 15) / 16, (M + 15) / 16), block(16, 16);
   strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
+  cudaMemsetAsync(D, 0, sizeof(float) * M * N, stream); // the rows shifted leaves
   shifted<<<grid, block, 0, stream>>>(A, B, D, M, K, N);
   biased<<<grid, block, 0, stream>>>(A, B, bias, E, M, K, N);
 }
