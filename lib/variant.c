@@ -60,6 +60,13 @@ void variant_add_kernel(variant *v, int entry, const char *name, const char *tex
   k->text = arena_strdup(v->a, text);
 }
 
+void variant_add_helper(variant *v, const char *name, const char *text) {
+  for (int i = 0; i < v->nkernels; i++)
+    if (!strcmp(v->kernels[i].name, name))
+      return;
+  variant_add_kernel(v, 0, name, text);
+}
+
 void variant_add_include(variant *v, const char *header) {
   for (int i = 0; i < v->nincludes; i++)
     if (!strcmp(v->includes[i], header))

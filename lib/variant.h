@@ -59,6 +59,9 @@ int variant_replace_step(variant *v, int entry, const kstep *st, const char *tex
 void variant_remove_decl(variant *v, unsigned name);
 /* Adds a kernel definition (text copied) above entry. */
 void variant_add_kernel(variant *v, int entry, const char *name, const char *text);
+/* Adds a helper's text (a pass's CUDA file, passes/cuda/) at the top of the kernels, once
+ * per variant however many sites use it. */
+void variant_add_helper(variant *v, const char *name, const char *text);
 /* Adds `#include header` ("<cublas_v2.h>") after the file's last #include line, unless the
  * file or the variant includes it already. */
 void variant_add_include(variant *v, const char *header);

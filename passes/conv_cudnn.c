@@ -2206,14 +2206,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             m->text + st->loc.begin);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
-    int have = 0;
-    for (int i = 0; i < v->nkernels; i++)
-      have |= !strcmp(v->kernels[i].name, helper_name);
     variant_add_include(v, "<cudnn.h>");
     variant_add_include(v, "<cstdint>");
     variant_add_include(v, "<cstring>");
-    if (!have)
-      variant_add_kernel(v, 0, helper_name, (const char *)kf_cudnn_conv_source);
+    variant_add_helper(v, helper_name, (const char *)kf_cudnn_conv_source);
     variant_add_kernel(v, site->entry, name, t.s);
     variant_note(v, arena_printf(v->a, "conv-cudnn(algo=%d)@%s#%d", values[0], e->name, site->first_step),
                  arena_printf(v->a, "conv-cudnn: %s -> %s (cuDNN, %s: %s)", site->what, name, engine, what.s));

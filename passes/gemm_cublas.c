@@ -758,6 +758,25 @@ static void print_pair(const dgemm *g, const poly *p, strbuf *b) {
   sb_puts(b, "}");
 }
 
+/* The launch's statement becomes call; the site's host function (name, text), its header
+ * and (helper) kf_sgemm_batched join the file; the head says what (`what`). 0 when the step
+ * was changed already. */
+static int finish(variant *v, const pass_site *site, const kentry *e, const kstep *st, const char *call,
+                  const char *include, int helper, const char *name, const char *text, const char *what, diag *d) {
+  if (!variant_replace_step(v, site->entry, st, call)) {
+    diag_report(d, DIAG_WARNING, v->m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
+                site->what);
+    return 0;
+  }
+  variant_add_include(v, include);
+  if (helper)
+    variant_add_helper(v, batched_name, (const char *)kf_sgemm_batched_source);
+  variant_add_kernel(v, site->entry, name, text);
+  variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
+               arena_printf(v->a, "gemm-cublas: %s -> %s (%s)", site->what, name, what));
+  return 1;
+}
+
 /* The launch becomes `if (!site(args, shape, stream)) <the launch>`: kf_sgemm_batched, with
  * the reference kernel where cuBLAS cannot take the shape. */
 static int apply_batched(variant *v, const pass_site *site, const kentry *e, const dgemm *g, diag *d) {
@@ -852,21 +871,7 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
   }
   sb_printf(&x, "%s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
             m->text + st->loc.begin);
-  int ok = variant_replace_step(v, site->entry, st, x.s);
-  if (ok) {
-    int have = 0;
-    for (int i = 0; i < v->nkernels; i++)
-      have |= !strcmp(v->kernels[i].name, batched_name);
-    variant_add_include(v, "<cublas_v2.h>");
-    if (!have)
-      variant_add_kernel(v, 0, batched_name, (const char *)kf_sgemm_batched_source);
-    variant_add_kernel(v, site->entry, name, t.s);
-    variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
-                 arena_printf(v->a, "gemm-cublas: %s -> %s (cuBLAS, %s)", site->what, name, shape.s));
-  } else {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
-                site->what);
-  }
+  int ok = finish(v, site, e, st, x.s, "<cublas_v2.h>", 1, name, t.s, arena_printf(v->a, "cuBLAS, %s", shape.s), d);
   sb_free(&t);
   sb_free(&x);
   sb_free(&shape);
@@ -931,17 +936,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     xexpr_print(st->grid_z, &x);
   }
   sb_printf(&x, ", %s)", st->stream ? st->stream : "0");
-  int ok = variant_replace_step(v, site->entry, st, x.s);
-  if (ok) {
-    variant_add_include(v, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>");
-    variant_add_kernel(v, site->entry, name, t.s);
-    variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
-                 arena_printf(v->a, "gemm-cublas: %s -> %s (%s, %s)", site->what, name, g.bias ? "cuBLASLt" : "cuBLAS",
-                              shape.s));
-  } else {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
-                site->what);
-  }
+  int ok = finish(v, site, e, st, x.s, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>", 0, name, t.s,
+                  arena_printf(v->a, "%s, %s", g.bias ? "cuBLASLt" : "cuBLAS", shape.s), d);
   sb_free(&t);
   sb_free(&x);
   sb_free(&shape);
