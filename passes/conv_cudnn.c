@@ -377,19 +377,20 @@ static void divmod(conv *c, const poly *a, const kexpr *div, int op, poly *out) 
 }
 
 /* a / d or a % d (op) for an integer d > 1 and an a that is no coordinate: an atom for it
- * (the same for the same a and d). */
-static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
+ * (the same for the same a and d). Returns its entry in c->qt (NULL for a quotient of
+ * sizes, which is a size, and where there is none). */
+static quot *quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
   memset(out, 0, sizeof *out);
   out->bad = 1;
   if (a->bad || !uniform(c, d) || d->n != 1 || d->t[0].coef < 1 || (d->t[0].n == 0 && d->t[0].coef < 2))
-    return;
+    return NULL;
   if (op == KO_DIV && uniform(c, a)) { /* C / NH: a size of its own (printed as the quotient) */
     poly x = *a, y = *d;
     expand(c, &x);
     expand(c, &y);
     if (!p_div_exact(&x, &y, out))
       p_quot(&c->A, c->m->arena, &x, &y, out);
-    return;
+    return NULL;
   }
   quot *q = NULL;
   for (int i = 0; i < c->nqt && !q; i++)
@@ -397,7 +398,7 @@ static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
       q = &c->qt[i];
   if (!q) {
     if (c->nqt == MAX_QUOT)
-      return;
+      return NULL;
     q = &c->qt[c->nqt];
     q->num = *a;
     q->den = *d;
@@ -410,6 +411,7 @@ static void quotient(conv *c, const poly *a, const poly *d, int op, poly *out) {
     *at = new_atom(c, arena_printf(c->m->arena, "%s:%d", op == KO_DIV ? "qt" : "rm", (int)(q - c->qt)),
                    op == KO_DIV ? A_QUOT : A_REM);
   p_atom(out, *at);
+  return out->bad ? NULL : q;
 }
 
 /* p with each size the entry assumes divisible written as its quotient times the divisor
@@ -999,13 +1001,10 @@ static const char *nest(conv *c, const kstmt *s) {
     if (phase) { /* k runs over [0, K) where (E - k) % S == 0: the quotient (E - k) / S is guarded */
       poly num, q;
       p_add(&num, &E, &c->val[s->loop_var], -1);
-      quotient(c, &num, &S, KO_DIV, &q);
-      int i = 0;
-      while (i < c->nqt && !(c->qt[i].q >= 0 && p_equal(&c->qt[i].num, &num) && p_equal(&c->qt[i].den, &S)))
-        i++;
-      if (q.bad || i == c->nqt)
+      quot *qt = quotient(c, &num, &S, KO_DIV, &q);
+      if (!qt)
         return "has a phase loop kfuse cannot follow";
-      c->qt[i].guarded = 1;
+      qt->guarded = 1;
     }
     c->open[c->nopen++] = a;
     const char *why = nest(c, s->then);
