@@ -861,7 +861,7 @@ static const char *products(conv *c, const kexpr *t) {
 
 /* acc += x * w (or a sum of such products: a window written out), or acc = acc + ... */
 static const char *update(conv *c, const kstmt *s) {
-  const kexpr *t;
+  const kexpr *t, *fma = NULL;
   if (s->kind != KST_ASSIGN || s->var != c->acc || s->member)
     return "updates something else than its sum";
   if (s->op == KO_ADD)
@@ -869,10 +869,20 @@ static const char *update(conv *c, const kstmt *s) {
   else if (s->op == -1 && s->value && kx_strip(s->value)->kind == KE_BINARY && kx_strip(s->value)->op == KO_ADD &&
            is_acc(c, kx_strip(s->value)->a))
     t = kx_strip(s->value)->b;
+  else if (s->op == -1 && (fma = kx_strip(s->value)) && fma->kind == KE_CALL && fma->nargs == 3 && fma->text &&
+           (!strcmp(fma->text, "fmaf") || !strcmp(fma->text, "__fmaf_rn")) && is_acc(c, fma->args[2]))
+    t = NULL; /* acc = fmaf(x, w, acc): the product added with one rounding */
   else
     return "updates its sum by other than an addition";
   if (c->term_seen && (c->nopen != c->term_open || c->ncd))
     return "updates its sum twice";
+  if (!t) {
+    if (c->nterm == MAX_UNROLL || !load_of(c, fma->args[0], &c->uta[c->nterm], &c->uia[c->nterm]) ||
+        !load_of(c, fma->args[1], &c->utb[c->nterm], &c->uib[c->nterm]))
+      return "sums no product of two float loads";
+    c->nterm++;
+    t = fma;
+  }
   const kexpr *sel = t;
   sel = kx_float_strip(sel);
   if (sel && sel->kind == KE_SELECT) { /* acc += inside ? x * w : 0 */
@@ -884,7 +894,7 @@ static const char *update(conv *c, const kstmt *s) {
       return why;
     t = sel->b;
   }
-  const char *why = products(c, t);
+  const char *why = t == fma ? NULL : products(c, t);
   if (why)
     return why;
   c->term_seen = 1;

@@ -7,8 +7,9 @@
 // (`s = -INFINITY; if (j <= i) { ...; s = acc * scale; }`) is the whole product, then the
 // constant where the condition fails (i - j >= 0 as 1 * i - 1 * j + 0). So do products with a
 // leading dimension other than the extent (checked at run time: below the row's length, the
-// reference runs), rows that start past 0 (an offset) and a bias along the rows (C filled
-// with it, then the product added: beta 1).
+// reference runs), rows that start past 0 (an offset), a bias along the rows (C filled
+// with it, then the product added: beta 1), and a grid-stride loop over a flat index split
+// by `t - r * N`, summing with fmaf (level1/009).
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
@@ -38,6 +39,8 @@
 // CHECK:         if (!biased_cublas(A, B, bias, E, M, K, N,
 // CHECK-NEXT:        kf_sgemm_shape{(long long)M, (long long)N, (long long)K, false, false, (long long)K, (long long)N, (long long)N,
 // CHECK-NEXT:        {1LL, 1LL}, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0}, 1LL, 0, 0, stream))
+// CHECK:         if (!fma_stride_cublas(A, B, F, M, K, N,
+// CHECK-NEXT:        kf_sgemm_shape{(long long)M, (long long)N, (long long)K, false, false, (long long)K, (long long)N, (long long)N,
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: causal (line {{[0-9]+}}) as cuBLAS strided-batched SGEMMs, FP32: att = qkv x qkv (stored transposed) for each of NH x B, -{{.*}} where the reference's condition fails
 // CHECK:          return kf_sgemm_batched_masked(kf_shape, scale, qkv, qkv, att, kf_mask_i, kf_mask_j, kf_mask_0, -{{.*}}, kf_stream);
 // CHECK-LABEL: {{^}}extern "C" void masked(
@@ -102,6 +105,17 @@ __global__ void biased(const float* A, const float* B, const float* bias, float*
   C[row * N + col] = acc + bias[row];
 }
 
+__global__ void fma_stride(const float* A, const float* B, float* C, long M, long K, long N) {
+  const long stride = (long)gridDim.x * blockDim.x;
+  for (long t = (long)blockIdx.x * blockDim.x + threadIdx.x; t < M * N; t += stride) {
+    const long r = t / N;
+    const long c = t - r * N;
+    float acc = 0.f;
+    for (long k = 0; k < K; ++k) acc = fmaf(A[r * K + k], B[k * N + c], acc);
+    C[t] = acc;
+  }
+}
+
 __global__ void strided(const float* A, const float* B, float* C, int M, int K, int N, int lda) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -126,15 +140,17 @@ __global__ void shifted(const float* A, const float* B, float* C, int M, int K, 
 // kfuse: out C    float[M][N]
 // kfuse: out D    float[M][N]
 // kfuse: out E    float[M][N]
+// kfuse: out F    float[M][N]
 // kfuse: tune  M=64 K=48 N=80
 // kfuse: check M=5 K=3 N=7
 extern "C" void offsets(const float* A, const float* B, const float* bias, float* C, float* D, float* E,
-                        int M, int K, int N, cudaStream_t stream) {
+                        float* F, int M, int K, int N, cudaStream_t stream) {
   dim3 grid((N + 15) / 16, (M + 15) / 16), block(16, 16);
   strided<<<grid, block, 0, stream>>>(A, B, C, M, K, N, K + 1);
   cudaMemsetAsync(D, 0, sizeof(float) * M * N, stream); // the rows shifted leaves
   shifted<<<grid, block, 0, stream>>>(A, B, D, M, K, N);
   biased<<<grid, block, 0, stream>>>(A, B, bias, E, M, K, N);
+  fma_stride<<<64, 128, 0, stream>>>(A, B, F, M, K, N);
 }
 
 // att[b][h][i][j] = scale * q . k where j <= i, else -INFINITY
