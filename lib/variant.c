@@ -120,12 +120,23 @@ const char *variant_fresh_name(const variant *v, const char *base) {
 }
 
 /* The top-level step with flat index `step` of e, or NULL. */
-static const kstep *top_step(const kentry *e, int step) {
-  for (int i = 0; i < e->nsteps; i++)
-    if (e->steps[i].index == step)
-      return &e->steps[i];
+/* The step numbered `step`, at the top level or inside host loops and conditions (the
+ * launches there that passes replace one for one). */
+static const kstep *find_step(const kstep *steps, int n, int step) {
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i], *in = NULL;
+    if (st->index == step)
+      return st;
+    if (st->kind == KS_LOOP || st->kind == KS_COND)
+      if (!(in = find_step(st->body, st->nbody, step)))
+        in = find_step(st->orelse, st->norelse, step);
+    if (in)
+      return in;
+  }
   return NULL;
 }
+
+static const kstep *top_step(const kentry *e, int step) { return find_step(e->steps, e->nsteps, step); }
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -476,7 +487,8 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
     const kstep *st = top_step(e, ed->step);
     unsigned b, en;
     if (!st)
-      KFUSE_BUG("edit of step #%d of %s, which is not a top-level step", ed->step, e->name);
+      KFUSE_BUG("edit of step #%d of %s, which is neither a top-level step nor one in a host loop", ed->step,
+                e->name);
     if (ed->text)
       ok = rw_replace(rw, st->loc.begin, st->loc.end, ed->text);
     else if (own_statement(m, st->loc.begin))

@@ -2097,7 +2097,7 @@ static const char *site_match(const kmodel *m, const kentry *e, const kstep *st,
 }
 
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  return pass_each_launch(v, "conv-cudnn", site_match, sites, nsites, remarks, d);
+  return pass_each_launch_nested(v, "conv-cudnn", site_match, sites, nsites, remarks, d);
 }
 
 /* algo: -1, the fastest engine as timed at the first call of a shape, on the call's own buffers
@@ -2143,10 +2143,10 @@ static void print_extents(const conv *c, int arg, strbuf *b) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
+  const kstep *at = pass_find_step(e, site->first_step);
   static conv c;
   int quiet;
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &c, &quiet)) {
+  if (!at || variant_touched(v, site->entry, at->index) || match(m, e, at, &c, &quiet)) {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;

@@ -624,7 +624,7 @@ static const char *site_match(const kmodel *m, const kentry *e, const kstep *st,
 }
 
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  return pass_each_launch(v, "gemm-cublas", site_match, sites, nsites, remarks, d);
+  return pass_each_launch_nested(v, "gemm-cublas", site_match, sites, nsites, remarks, d);
 }
 
 static int get_params(const pass_param **out) {
@@ -779,13 +779,10 @@ static int finish(variant *v, const pass_site *site, const kentry *e, const kste
 
 /* The launch becomes `if (!site(args, shape, stream)) <the launch>`: kf_sgemm_batched, with
  * the reference kernel where cuBLAS cannot take the shape. */
-static int apply_batched(variant *v, const pass_site *site, const kentry *e, const dgemm *g, diag *d) {
+static int apply_batched(variant *v, const pass_site *site, const kentry *e, const kstep *st, const dgemm *g,
+                         diag *d) {
   const kmodel *m = v->m;
   const kkernel *k = g->s.k;
-  const kstep *st = NULL;
-  for (int i = 0; i < e->nsteps && !st; i++)
-    if (e->steps[i].index == site->first_step)
-      st = &e->steps[i];
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_cublas", k->name));
   const char *an = k->params[g->pa].name, *bn = k->params[g->pb].name, *cn = k->params[g->pc].name;
   strbuf t = {0}, x = {0}, shape = {0};
@@ -881,19 +878,19 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
+  const kstep *at = pass_find_step(e, site->first_step);
   static gemm g;
   static dgemm dg;
   int quiet;
   (void)values;
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index)) {
+  if (!at || variant_touched(v, site->entry, at->index)) {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;
   }
-  if (match(m, e, &e->steps[at], &g, &quiet)) {
-    if (!dmatch(m, e, &e->steps[at], &dg, &quiet))
-      return apply_batched(v, site, e, &dg, d);
+  if (match(m, e, at, &g, &quiet)) {
+    if (!dmatch(m, e, at, &dg, &quiet))
+      return apply_batched(v, site, e, at, &dg, d);
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;

@@ -47,33 +47,78 @@ int pass_top_position(const kentry *e, int index) {
   return -1;
 }
 
+static const kstep *find_in(const kstep *steps, int n, int index) {
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i], *in = NULL;
+    if (st->index == index)
+      return st;
+    if (st->kind == KS_LOOP || st->kind == KS_COND) {
+      in = find_in(st->body, st->nbody, index);
+      if (!in && st->orelse)
+        in = find_in(st->orelse, st->norelse, index);
+    }
+    if (in)
+      return in;
+  }
+  return NULL;
+}
+
+const kstep *pass_find_step(const kentry *e, int index) { return find_in(e->steps, e->nsteps, index); }
+
+typedef struct walk {
+  const variant *v;
+  const char *name;
+  pass_launch_match match;
+  pass_site **sites;
+  int *nsites, cap, found, remarks, nested;
+  diag *d;
+} walk;
+
+static void each_launch(walk *w, int ei, const kstep *steps, int n) {
+  const kmodel *m = w->v->m;
+  const kentry *e = &m->entries[ei];
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i];
+    if (w->nested && (st->kind == KS_LOOP || st->kind == KS_COND)) {
+      each_launch(w, ei, st->body, st->nbody);
+      if (st->orelse)
+        each_launch(w, ei, st->orelse, st->norelse);
+      continue;
+    }
+    const kkernel *k = NULL;
+    int quiet;
+    if (st->kind != KS_LAUNCH || variant_touched(w->v, ei, st->index))
+      continue;
+    const char *why = w->match(m, e, st, &k, &quiet);
+    if (why) {
+      if (w->remarks && !quiet)
+        diag_report(w->d, DIAG_REMARK, m->path, st->loc.line, st->loc.col, "not substituted: '%s' %s [-Rpass-missed=%s]",
+                    k ? k->name : "?", why, w->name);
+      continue;
+    }
+    pass_site *ps = ARENA_PUSH(m->arena, *w->sites, *w->nsites, w->cap);
+    ps->entry = ei;
+    ps->first_step = ps->last_step = st->index;
+    ps->what = arena_printf(m->arena, "%s: %s (line %u)", e->name, k->name, k->loc.line);
+    w->found++;
+  }
+}
+
+static int launches(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
+                    int remarks, diag *d, int nested) {
+  walk w = {v, name, match, sites, nsites, *nsites, 0, remarks, nested, d};
+  for (int ei = 0; ei < v->m->nentries; ei++)
+    if (!v->m->entries[ei].opaque_why)
+      each_launch(&w, ei, v->m->entries[ei].steps, v->m->entries[ei].nsteps);
+  return w.found;
+}
+
 int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
                      int remarks, diag *d) {
-  const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps; i++) {
-      const kstep *st = &e->steps[i];
-      const kkernel *k = NULL;
-      int quiet;
-      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
-        continue;
-      const char *why = match(m, e, st, &k, &quiet);
-      if (why) {
-        if (remarks && !quiet)
-          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col, "not substituted: '%s' %s [-Rpass-missed=%s]",
-                      k ? k->name : "?", why, name);
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = ps->last_step = st->index;
-      ps->what = arena_printf(m->arena, "%s: %s (line %u)", e->name, k->name, k->loc.line);
-      found++;
-    }
-  }
-  return found;
+  return launches(v, name, match, sites, nsites, remarks, d, 0);
+}
+
+int pass_each_launch_nested(const variant *v, const char *name, pass_launch_match match, pass_site **sites,
+                            int *nsites, int remarks, diag *d) {
+  return launches(v, name, match, sites, nsites, remarks, d, 1);
 }

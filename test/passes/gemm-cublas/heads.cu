@@ -9,7 +9,8 @@
 // leading dimension other than the extent (checked at run time: below the row's length, the
 // reference runs), rows that start past 0 (an offset), a bias along the rows (C filled
 // with it, then the product added: beta 1), and a grid-stride loop over a flat index split
-// by `t - r * N`, summing with fmaf (level1/009).
+// by `t - r * N`, summing with fmaf (level1/009). A launch inside a host loop is replaced
+// where it stands, its operands at the loop's offsets (an RNN's steps).
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
@@ -45,6 +46,9 @@
 // CHECK:          return kf_sgemm_batched_masked(kf_shape, scale, qkv, qkv, att, kf_mask_i, kf_mask_j, kf_mask_0, -{{.*}}, kf_stream);
 // CHECK-LABEL: {{^}}extern "C" void masked(
 // CHECK:         {(long long)NH, (long long)B}, {{.*}}, 0, (long long)C, 0}, 1LL, -1LL, 0, stream))
+// CHECK-LABEL: {{^}}extern "C" void steps(
+// CHECK:         for (int t = 0; t < T; ++t)
+// CHECK-NEXT:      step_mm_cublas(X + (size_t)t * M * K, W, Y + (size_t)t * M * N, M, K, N, stream);
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 
@@ -181,4 +185,23 @@ __global__ void causal(const float* qkv, float* att, int T, int C, int NH, float
 // kfuse: check B=3 T=33 C=20 NH=2
 extern "C" void masked(const float* qkv, float* att, int B, int T, int C, int NH, cudaStream_t stream) {
   causal<<<dim3((T + 127) / 128, T, B * NH), 128, 0, stream>>>(qkv, att, T, C, NH, 0.125f);
+}
+
+__global__ void step_mm(const float* x, const float* w, float* y, int M, int K, int N) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x;
+  const int m = blockIdx.y;
+  if (n >= N) return;
+  float acc = 0.f;
+  for (int k = 0; k < K; ++k) acc += x[m * K + k] * w[n * K + k];
+  y[m * N + n] = acc;
+}
+
+// kfuse: in  X float[T][M][K]
+// kfuse: in  W float[N][K]
+// kfuse: out Y float[T][M][N]
+// kfuse: tune  T=4 M=32 K=64 N=48
+// kfuse: check T=2 M=3 K=5 N=7
+extern "C" void steps(const float* X, const float* W, float* Y, int T, int M, int K, int N, cudaStream_t stream) {
+  for (int t = 0; t < T; ++t)
+    step_mm<<<dim3((N + 63) / 64, M), 64, 0, stream>>>(X + (size_t)t * M * K, W, Y + (size_t)t * M * N, M, K, N);
 }
