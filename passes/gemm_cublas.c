@@ -37,6 +37,17 @@
  * shows (the pointwise passes assume the same of their grids). The sum's order differs (the
  * library's blocking): the result differs by rounding, which the entry's tolerance covers
  * and the verifier checks.
+ *
+ * Where that reading refuses, a second one (dmatch) reads the kernel with conv-cudnn's
+ * walker (sumprod.h): every index a sum of the thread's digits, the loop's variable and
+ * sizes. Each coordinate of C is a batch level (both loads step through it), the row (A
+ * only), the column (B only), or a further batch level one operand does not step through;
+ * at most two levels (attention's (b, h) decoded from one coordinate). Offsets, leading
+ * dimensions other than the extent (checked at run time by the helper), a scale, a bias
+ * at any index of the row and column, and a mask linear in them (`s = fill; if (cond)
+ * {...}`) are taken. The launch becomes `if (!site(args, shape, stream)) launch`:
+ * kf_sgemm_batched (passes/cuda/kf_sgemm_batched.cuh) runs the reference where cuBLAS
+ * cannot take the shape. Both readings also take launches inside the entry's host loops.
  */
 #include <stdio.h>
 #include <stdlib.h>
