@@ -197,14 +197,18 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
         top[n++] = inner[j];
       i--;
     }
-  int loops = 0;
-  for (int i = 0; i < n && i < RED_MAX_TOP; i++)
-    loops += top[i]->kind == KST_FOR || top[i]->kind == KST_WHILE;
+  int loops = 0, along = 0;
+  for (int i = 0; i < n && i < RED_MAX_TOP; i++) {
+    int loop = top[i]->kind == KST_FOR || top[i]->kind == KST_WHILE;
+    loops += loop;
+    /* a loop along a row, not the thread's own grid-stride loop over the elements */
+    along += loop && !(top[i]->kind == KST_FOR && kx_uses_builtins(top[i]->lo, BUILTINS));
+  }
   if (!loops || n > RED_MAX_TOP)
     return "has no loop at its top level";
-  *quiet = 0;
   if (k->uses_shared || k->uses_sync || k->uses_warp || k->uses_atomics)
-    return "uses shared memory, barriers, warp functions or atomics";
+    return "uses shared memory, barriers, warp functions or atomics"; /* quietly: its threads share rows already */
+  *quiet = !along; /* a grid-stride kernel over elements is no thread-per-row one: nothing to say */
   if (st->block_threads < 32 || st->block_threads % 32)
     return "has no constant one-dimensional block of a multiple of 32 threads";
   if (st->grid_var || strstr(st->grid, "dim3") || (st->grid_y && !(st->grid_y->kind == XE_INT && st->grid_y->ival == 1)))
