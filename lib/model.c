@@ -45,3 +45,19 @@ const char *kop_text(kop op) {
                                   "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&", "||", ","};
   return n[op];
 }
+
+static const kstep *find_step(const kstep *steps, int n, int index) {
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i], *in = NULL;
+    if (st->index == index)
+      return st;
+    if (st->kind == KS_LOOP || st->kind == KS_COND)
+      if (!(in = find_step(st->body, st->nbody, index)))
+        in = find_step(st->orelse, st->norelse, index);
+    if (in)
+      return in;
+  }
+  return NULL;
+}
+
+const kstep *model_find_step(const kentry *e, int index) { return find_step(e->steps, e->nsteps, index); }

@@ -428,5 +428,8 @@ typedef struct kmodel {
 
 /* Returns the kernel named name, or NULL. */
 kkernel *model_find_kernel(kmodel *m, const char *name);
+/* The step of e numbered `index` (kstep.index), at the top level or inside host loops and
+ * conditions (not inside host helpers, whose text every call shares), or NULL. */
+const kstep *model_find_step(const kentry *e, int index);
 
 #endif

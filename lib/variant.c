@@ -119,25 +119,6 @@ const char *variant_fresh_name(const variant *v, const char *base) {
   }
 }
 
-/* The top-level step with flat index `step` of e, or NULL. */
-/* The step numbered `step`, at the top level or inside host loops and conditions (the
- * launches there that passes replace one for one). */
-static const kstep *find_step(const kstep *steps, int n, int step) {
-  for (int i = 0; i < n; i++) {
-    const kstep *st = &steps[i], *in = NULL;
-    if (st->index == step)
-      return st;
-    if (st->kind == KS_LOOP || st->kind == KS_COND)
-      if (!(in = find_step(st->body, st->nbody, step)))
-        in = find_step(st->orelse, st->norelse, step);
-    if (in)
-      return in;
-  }
-  return NULL;
-}
-
-static const kstep *top_step(const kentry *e, int step) { return find_step(e->steps, e->nsteps, step); }
-
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 
 /* The byte range of the statement whose call spans [begin, end): from the start of its
@@ -459,7 +440,7 @@ static void dead_host_vars(const variant *v, int ei, unsigned **decls, int *n, i
       const vedit *ed = &v->edits[i];
       if (ed->entry != ei)
         continue;
-      const kstep *st = top_step(e, ed->step);
+      const kstep *st = model_find_step(e, ed->step);
       uses -= count_word(m->text, st->loc.begin, st->loc.end, hv->name);
       if (ed->text)
         uses += count_word(ed->text, 0, (unsigned)strlen(ed->text), hv->name);
@@ -484,7 +465,7 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
   for (int i = 0; i < v->nedits && ok; i++) {
     const vedit *ed = &v->edits[i];
     const kentry *e = &m->entries[ed->entry];
-    const kstep *st = top_step(e, ed->step);
+    const kstep *st = model_find_step(e, ed->step);
     unsigned b, en;
     if (!st)
       KFUSE_BUG("edit of step #%d of %s, which is neither a top-level step nor one in a host loop", ed->step,

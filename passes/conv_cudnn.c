@@ -841,6 +841,12 @@ static const char *guard(conv *c, const kexpr *cond_e, int negate) {
 
 static int is_acc(const conv *c, const kexpr *e) { return kx_is_var(e, c->acc); }
 
+/* Whether e is the literal 0 (integer or floating, through casts). */
+static int is_zero(const kexpr *e) {
+  e = kx_float_strip(e);
+  return e && ((e->kind == KE_INT && e->ival == 0) || (e->kind == KE_FLT && e->fval == 0));
+}
+
 /* acc += x * w, or acc = acc + x * w */
 /* The products of a sum of products, as terms of the window. */
 static const char *products(conv *c, const kexpr *t) {
@@ -886,8 +892,7 @@ static const char *update(conv *c, const kstmt *s) {
   const kexpr *sel = t;
   sel = kx_float_strip(sel);
   if (sel && sel->kind == KE_SELECT) { /* acc += inside ? x * w : 0 */
-    const kexpr *z = kx_strip(sel->c);
-    if (!z || !((z->kind == KE_FLT && z->fval == 0) || (z->kind == KE_INT && z->ival == 0)))
+    if (!is_zero(sel->c))
       return "adds a choice other than a product or 0";
     const char *why = conditions(c, sel->a, 0, c->cd, &c->ncd);
     if (why)
@@ -910,7 +915,7 @@ static const char *bias(conv *c, const kexpr *v, int init) {
   v = kx_float_strip(v);
   const kexpr *b = NULL;
   if (init) {
-    if ((v->kind == KE_INT && v->ival == 0) || (v->kind == KE_FLT && v->fval == 0))
+    if (is_zero(v))
       return NULL;
     b = v;
   } else if (v && v->kind == KE_BINARY && v->op == KO_ADD && (is_acc(c, v->a) || is_acc(c, v->b))) {
@@ -1090,9 +1095,8 @@ static const char *body(conv *c, const kstmt *s) {
     switch (x->kind) {
     case KST_DECL:
       if (is_float_local(c, x->var) && c->acc < 0 && c->result < 0 && x->value && constant(kx_strip(x->value)) &&
-          !(kx_float_strip(x->value)->kind == KE_INT && !kx_float_strip(x->value)->ival) &&
-          !(kx_float_strip(x->value)->kind == KE_FLT && kx_float_strip(x->value)->fval == 0) && i + 1 < n &&
-          v[i + 1]->kind == KST_IF && !v[i + 1]->orelse && c->k->vars[x->var].nassign == 1) {
+          !is_zero(x->value) && i + 1 < n && v[i + 1]->kind == KST_IF && !v[i + 1]->orelse &&
+          c->k->vars[x->var].nassign == 1) {
         c->result = x->var; /* float s = -INFINITY; if (j <= i) { ...; s = acc * scale; } */
         c->fill = x->value;
         break;
@@ -2143,7 +2147,7 @@ static void print_extents(const conv *c, int arg, strbuf *b) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *at = pass_find_step(e, site->first_step);
+  const kstep *at = model_find_step(e, site->first_step);
   static conv c;
   int quiet;
   if (!at || variant_touched(v, site->entry, at->index) || match(m, e, at, &c, &quiet)) {

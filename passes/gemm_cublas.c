@@ -151,6 +151,18 @@ static int printable(const gemm *g, const poly *p) {
 
 static int is_one(const poly *p) { return !p->bad && p->n == 1 && p->t[0].n == 0 && p->t[0].coef == 1; }
 
+/* An operand contiguous along one of its two coordinates, whose coefficients in its index
+ * are a and b: along a's (*swapped = 0, the leading dimension b's), or along b's
+ * (*swapped = 1, a's). 0 when along neither. */
+static int contiguous(const poly *a, const poly *b, int *swapped, poly *ld) {
+  if (is_one(a) || is_one(b)) {
+    *swapped = !is_one(a);
+    *ld = *swapped ? *a : *b;
+    return 1;
+  }
+  return 0;
+}
+
 /* Whether p is a coordinate that counts from 0 by 1 over the threads: the unit atom u
  * alone, or u plus a multiple of the block index `blk` (blockIdx.y * 16 + threadIdx.y). */
 static int coordinate(const gemm *g, const poly *p, int u, const char *blk) {
@@ -385,17 +397,9 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, gemm
     return "loads its first operand at no index of its row and k";
   if (!split_index(g, &ib, uc, &pc, kk, &katom, ub, &pb, &bc, &bk, &g->sb))
     return "loads its second operand at no index of k and its column";
-  if (is_one(&ak))
-    g->lda = ar;
-  else if (is_one(&ar))
-    g->ta = 1, g->lda = ak;
-  else
+  if (!contiguous(&ak, &ar, &g->ta, &g->lda))
     return "loads its first operand along neither of its dimensions contiguously";
-  if (is_one(&bc))
-    g->ldb = bk;
-  else if (is_one(&bk))
-    g->tb = 1, g->ldb = bc;
-  else
+  if (!contiguous(&bc, &bk, &g->tb, &g->ldb))
     return "loads its second operand along neither of its dimensions contiguously";
   if (!p_equal(&g->ldc, &g->N) || !p_equal(&g->lda, g->ta ? &g->M : &g->K) || !p_equal(&g->ldb, g->tb ? &g->K : &g->N))
     return "has operands that are not dense matrices (a leading dimension other than the extent)";
@@ -439,8 +443,7 @@ typedef struct dgemm {
   poly offa, offb, offc;        /* each operand's offset from its parameter */
   int nlevels;
   poly count[MAX_LEVELS], sa[MAX_LEVELS], sb[MAX_LEVELS], sc[MAX_LEVELS];
-  int masked;                   /* C = fill where mask_i * row + mask_j * col + mask_0 < 0 */
-  poly mask_i, mask_j, mask_0;
+  poly mask_i, mask_j, mask_0;  /* s.nmasks: C = fill where mask_i * row + mask_j * col + mask_0 < 0 */
   poly bias_i, bias_j, bias_0;  /* C = bias[bias_i * row + bias_j * col + bias_0] + the product */
   int read;                     /* read as a sum of products with no bias: its reasons say more */
 } dgemm;
@@ -464,8 +467,6 @@ static int dsplit(const sumprod *s, const poly *p, poly *coef, poly *off) {
   return sumprod_printable(s, off);
 }
 
-static int d_is_one(const poly *p) { return !p->bad && p->n == 1 && p->t[0].n == 0 && p->t[0].coef == 1; }
-
 /* The product with mrow, ncol and the levels lv[] as its row, column and batch: the
  * layouts cuBLAS is given (C[row * ldc + col], or C[col * ldc + row] as C^T = B^T A^T); a
  * mask and a bias as coefficients of the row and the column. Fills *g; NULL, or why not. */
@@ -477,9 +478,8 @@ static const char *layout(dgemm *g, int kk, int mrow, int ncol, const int *lv, i
   g->pb = s->tb;
   g->offa = *offa;
   g->offb = *offb;
-  g->ta = g->tb = 0;
-  if (!d_is_one(&cy[ncol])) {
-    if (!d_is_one(&cy[mrow]))
+  if (!is_one(&cy[ncol])) {
+    if (!is_one(&cy[mrow]))
       return "stores at no row-major index of its row and column";
     int t = mrow;
     mrow = ncol;
@@ -492,17 +492,9 @@ static const char *layout(dgemm *g, int kk, int mrow, int ncol, const int *lv, i
     cb = ca0;
   }
   g->ldc = cy[mrow];
-  if (d_is_one(&ca[kk]))
-    g->lda = ca[mrow];
-  else if (d_is_one(&ca[mrow]))
-    g->ta = 1, g->lda = ca[kk];
-  else
+  if (!contiguous(&ca[kk], &ca[mrow], &g->ta, &g->lda))
     return "loads its first operand along neither of its dimensions contiguously";
-  if (d_is_one(&cb[ncol]))
-    g->ldb = cb[kk];
-  else if (d_is_one(&cb[kk]))
-    g->tb = 1, g->ldb = cb[ncol];
-  else
+  if (!contiguous(&cb[ncol], &cb[kk], &g->tb, &g->ldb))
     return "loads its second operand along neither of its dimensions contiguously";
   static poly cm[MAX_ATOMS];
   const poly *cond[2] = {s->nmasks ? &s->mask[0] : NULL, s->bias ? &s->ibias : NULL};
@@ -519,7 +511,6 @@ static const char *layout(dgemm *g, int kk, int mrow, int ncol, const int *lv, i
     *out[c][0] = cm[mrow];
     *out[c][1] = cm[ncol];
   }
-  g->masked = s->nmasks > 0;
   g->M = s->ub[mrow];
   g->N = s->ub[ncol];
   g->K = s->ub[kk];
@@ -805,7 +796,7 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     p_print(&g->s.A, &g->count[i], 0, &shape);
   }
   sb_puts(&shape, g->nlevels ? "" : "1");
-  if (g->masked) {
+  if (g->s.nmasks) {
     sb_puts(&shape, ", ");
     print_expr(k, g->s.fill, &shape);
     sb_puts(&shape, " where the reference's condition fails");
@@ -817,13 +808,13 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
   sb_printf(&t, "static bool %s(", name);
   pass_print_params(k, &t);
   sb_printf(&t, ", const kf_sgemm_shape &kf_shape,%s cudaStream_t kf_stream) {\n",
-            g->masked ? " long long kf_mask_i, long long kf_mask_j, long long kf_mask_0,"
+            g->s.nmasks ? " long long kf_mask_i, long long kf_mask_j, long long kf_mask_0,"
             : g->s.bias ? " long long kf_bias_i, long long kf_bias_j, long long kf_bias_0," : "");
   if (g->s.bias) {
     sb_printf(&t, "  return %s_bias(kf_shape, %s, %s, %s, %s, kf_bias_i, kf_bias_j, kf_bias_0, kf_stream);\n}\n",
               batched_name, an, bn, cn, k->params[g->s.bias->param].name);
   } else {
-    if (g->masked) {
+    if (g->s.nmasks) {
       sb_puts(&t, "  // where the reference's condition fails, C holds its constant\n");
       sb_printf(&t, "  return %s_masked(kf_shape, ", batched_name);
     } else {
@@ -834,7 +825,7 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     else
       sb_puts(&t, "1.0f");
     sb_printf(&t, ", %s, %s, %s, ", an, bn, cn);
-    if (g->masked) {
+    if (g->s.nmasks) {
       sb_puts(&t, "kf_mask_i, kf_mask_j, kf_mask_0, ");
       print_expr(k, g->s.fill, &t);
       sb_puts(&t, ", ");
@@ -869,9 +860,9 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     p_print(&g->s.A, O[i], 1, &x);
   }
   sb_puts(&x, "}, ");
-  if (g->masked || g->s.bias) {
-    const poly *Q[] = {g->masked ? &g->mask_i : &g->bias_i, g->masked ? &g->mask_j : &g->bias_j,
-                       g->masked ? &g->mask_0 : &g->bias_0};
+  if (g->s.nmasks || g->s.bias) {
+    const poly *Q[] = {g->s.nmasks ? &g->mask_i : &g->bias_i, g->s.nmasks ? &g->mask_j : &g->bias_j,
+                       g->s.nmasks ? &g->mask_0 : &g->bias_0};
     for (int i = 0; i < 3; i++) {
       p_print(&g->s.A, Q[i], 1, &x);
       sb_puts(&x, ", ");
@@ -889,7 +880,7 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *at = pass_find_step(e, site->first_step);
+  const kstep *at = model_find_step(e, site->first_step);
   static gemm g;
   static dgemm dg;
   int quiet;

@@ -63,12 +63,9 @@ int pass_each_launch(const variant *v, const char *name, pass_launch_match match
 /* The same, also visiting the launches inside the entry's host loops and conditions (not
  * inside host helpers, whose text every call shares): for a pass whose replacement is one
  * statement valid wherever the launch is (its sizes printed from the launch's own
- * arguments). Such a site's step is found by pass_find_step. */
+ * arguments). Such a site's step is found by model_find_step. */
 int pass_each_launch_nested(const variant *v, const char *name, pass_launch_match match, pass_site **sites,
                             int *nsites, int remarks, diag *d);
-/* The step of e whose kstep.index is `index`, at the top level or inside host loops and
- * conditions, or NULL. */
-const kstep *pass_find_step(const kentry *e, int index);
 
 /* ---- printing what passes emit ---- */
 

@@ -47,24 +47,6 @@ int pass_top_position(const kentry *e, int index) {
   return -1;
 }
 
-static const kstep *find_in(const kstep *steps, int n, int index) {
-  for (int i = 0; i < n; i++) {
-    const kstep *st = &steps[i], *in = NULL;
-    if (st->index == index)
-      return st;
-    if (st->kind == KS_LOOP || st->kind == KS_COND) {
-      in = find_in(st->body, st->nbody, index);
-      if (!in && st->orelse)
-        in = find_in(st->orelse, st->norelse, index);
-    }
-    if (in)
-      return in;
-  }
-  return NULL;
-}
-
-const kstep *pass_find_step(const kentry *e, int index) { return find_in(e->steps, e->nsteps, index); }
-
 typedef struct walk {
   const variant *v;
   const char *name;
