@@ -61,3 +61,24 @@ static const kstep *find_step(const kstep *steps, int n, int index) {
 }
 
 const kstep *model_find_step(const kentry *e, int index) { return find_step(e->steps, e->nsteps, index); }
+
+static const kstep *find_anywhere(const kstep *steps, int n, int index, const kstep *call, const kstep **outer) {
+  for (int i = 0; i < n; i++) {
+    const kstep *st = &steps[i], *in = NULL;
+    if (st->index == index) {
+      *outer = call;
+      return st;
+    }
+    const kstep *c = call ? call : st->kind == KS_HOSTCALL ? st : NULL;
+    if (!(in = find_anywhere(st->body, st->nbody, index, c, outer)))
+      in = find_anywhere(st->orelse, st->norelse, index, c, outer);
+    if (in)
+      return in;
+  }
+  return NULL;
+}
+
+const kstep *model_find_step_in_helpers(const kentry *e, int index, const kstep **call) {
+  *call = NULL;
+  return find_anywhere(e->steps, e->nsteps, index, NULL, call);
+}

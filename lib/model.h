@@ -180,6 +180,13 @@ typedef struct kstep {
                          * (0 when not declared in the entry's body) */
   const char *size;     /* byte count as written */
   int async;            /* the *Async form */
+  /* KS_HOSTCALL: the helper's parameters by name, in order (NULL for one the helper
+   * assigns: its value at a launch is not the argument's), and whether it returns void
+   * and calls nothing but its steps (dim3, min, max and this file's functions that call
+   * nothing aside): whether its steps are all it does */
+  const char **helper_params;
+  int nhelper_params;
+  int helper_void;
   /* KS_LOOP / KS_COND: */
   const char *header;   /* "for (int l = 0; l < L; ++l)" / the condition */
   struct kstep *body;   /* children */
@@ -431,5 +438,9 @@ kkernel *model_find_kernel(kmodel *m, const char *name);
 /* The step of e numbered `index` (kstep.index), at the top level or inside host loops and
  * conditions (not inside host helpers, whose text every call shares), or NULL. */
 const kstep *model_find_step(const kentry *e, int index);
+/* The step numbered `index` anywhere, inside host helpers too, or NULL; *call is the
+ * call of the outermost helper around it (a step model_find_step finds), or NULL when
+ * it is in no helper. */
+const kstep *model_find_step_in_helpers(const kentry *e, int index, const kstep **call);
 
 #endif

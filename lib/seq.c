@@ -90,6 +90,12 @@ static int writes_var(cxctx *c, CXCursor k, unsigned decl, int depth) {
   cxlist ch = cx_children(c, k);
   if (w && ch.n) {
     CXCursor lhs = cx_strip(c, ch.v[0]);
+    while (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr || clang_getCursorKind(lhs) == CXCursor_ParenExpr) {
+      cxlist mc = cx_children(c, lhs); /* grid.z = n assigns grid */
+      if (!mc.n)
+        break;
+      lhs = cx_strip(c, mc.v[0]);
+    }
     if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr && decl_off(clang_getCursorReferenced(lhs)) == decl)
       return 1;
   }
@@ -157,6 +163,8 @@ static void trace_arg_at(seqctx *s, CXCursor a, karg *out, int depth) {
     for (int i = 0; i < s->nenv; i++)
       if (s->env[i].decl == off) {
         const char *o = offset;
+        if (writes_var(c, s->fn, off, 0))
+          break; /* the helper changes its parameter: not the caller's value any more */
         *out = s->env[i].arg;
         out->text = NULL;
         if (o)
@@ -233,6 +241,29 @@ static xexpr *xnode(arena *a, xe_kind kind) {
   return x;
 }
 
+/* Whether d is a local variable of the helper s walks, declared with an initializer (in
+ * *init) and never assigned, incremented, or addressed after it: its value is the
+ * initializer's wherever it is read. */
+static int helper_local(seqctx *s, CXCursor d, CXCursor *init) {
+  if (!s->env || clang_getCursorKind(d) != CXCursor_VarDecl)
+    return 0;
+  CXSourceRange fr = clang_getCursorExtent(s->fn);
+  unsigned fb, fe, off = decl_off(d);
+  clang_getSpellingLocation(clang_getRangeStart(fr), NULL, NULL, NULL, &fb);
+  clang_getSpellingLocation(clang_getRangeEnd(fr), NULL, NULL, NULL, &fe);
+  if (off < fb || off >= fe || writes_var(s->c, s->fn, off, 0))
+    return 0;
+  cxlist vc = cx_children(s->c, d);
+  int at = -1;
+  for (int j = 0; j < vc.n; j++)
+    if (clang_isExpression(clang_getCursorKind(vc.v[j])))
+      at = j;
+  if (at < 0)
+    return 0;
+  *init = vc.v[at];
+  return 1;
+}
+
 /*
  * An integer expression of the entry's body as an xexpr: literals, the entry's scalar
  * parameters and host variables by name, unary minus and the binary operators, sizeof
@@ -263,6 +294,16 @@ static xexpr *host_value(seqctx *s, CXCursor k) {
     enum CXCursorKind dk = clang_getCursorKind(d);
     const char *name = cx_spelling(c, d);
     int ok = 0;
+    if (s->env) { /* inside a helper: its parameters and constant locals by their values */
+      unsigned off = decl_off(d);
+      for (int i = 0; i < s->nenv; i++)
+        if (s->env[i].decl == off)
+          return s->env[i].arg.ref == KREF_NONE && !writes_var(c, s->fn, off, 0) ? s->env[i].arg.value : NULL;
+      CXCursor init;
+      if (dk == CXCursor_VarDecl && helper_local(s, d, &init))
+        return host_value(s, init);
+      break; /* a constant (constexpr, enumerator) at most */
+    }
     if (dk == CXCursor_ParmDecl)
       for (int i = 0; i < s->e->nparams; i++)
         ok |= !s->e->params[i].is_pointer && !strcmp(s->e->params[i].name, name);
@@ -414,8 +455,7 @@ static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee
     if (!s->env)
       note_assignments_in(s, ch.v[i], 0);
     if (a->ref == KREF_NONE) {
-      if (!s->env)
-        a->value = host_value(s, ch.v[i]);
+      a->value = host_value(s, ch.v[i]);
       continue;
     }
     /* Without a lifted body, const-ness of the callee's parameter decides. */
@@ -456,6 +496,12 @@ static const char *config_text(cxctx *c, cxlist cfg, int i, const char *dflt) {
  * Returns 0 when ref names no host variable with an initializer. */
 static int host_var_init(seqctx *s, CXCursor ref, const char **var, CXCursor *init) {
   CXCursor d = clang_getCursorReferenced(ref);
+  if (s->env) { /* a helper's local */
+    if (!helper_local(s, d, init))
+      return 0;
+    *var = cx_spelling(s->c, d);
+    return 1;
+  }
   khostvar *v = clang_getCursorKind(d) == CXCursor_VarDecl ? host_var(s, decl_off(d)) : NULL;
   if (!v)
     return 0;
@@ -592,6 +638,32 @@ static CXCursor helper_definition(cxctx *c, CXCursor call) {
   return d;
 }
 
+/* Whether the subtree k calls something other than kernel launches, constructors
+ * (dim3), min and max, and functions of this file that call nothing themselves (a grid's
+ * size computed by a helper): what a helper does besides its steps. */
+static int calls_other(cxctx *c, CXCursor k, int depth, int nest) {
+  if (depth > 256)
+    return 1;
+  cxlist ch = cx_children(c, k);
+  if (clang_getCursorKind(k) == CXCursor_CallExpr && !is_launch(c, k, ch)) {
+    CXCursor d = clang_getCursorReferenced(k);
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    const char *name = cx_spelling(c, k);
+    int pure = dk == CXCursor_Constructor || dk == CXCursor_ConversionFunction || !strcmp(name, "min") ||
+               !strcmp(name, "max") || !strcmp(name, "__cudaPushCallConfiguration");
+    if (!pure && (dk == CXCursor_FunctionDecl || dk == CXCursor_FunctionTemplate)) {
+      CXCursor def = helper_definition(c, k);
+      pure = !clang_Cursor_isNull(def) && nest < 2 && !calls_other(c, def, 0, nest + 1);
+    }
+    if (!pure)
+      return 1;
+  }
+  for (int i = 0; i < ch.n; i++)
+    if (calls_other(c, ch.v[i], depth + 1, nest))
+      return 1;
+  return 0;
+}
+
 static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
   cxctx *c = s->c;
   cxlist ch = cx_children(c, call);
@@ -634,6 +706,14 @@ static void call_step(seqctx *s, CXCursor call, kstep **vec, int *n, int *cap) {
     kstep *st = push_step(s, vec, n, cap, KS_HOSTCALL, call);
     st->callee = name;
     add_args(s, st, ch, 1, decl);
+    st->helper_void = clang_getCanonicalType(clang_getResultType(clang_getCursorType(def))).kind == CXType_Void &&
+                      !calls_other(c, def, 0, 0);
+    st->nhelper_params = clang_Cursor_getNumArguments(def) > 0 ? clang_Cursor_getNumArguments(def) : 0;
+    st->helper_params = arena_alloc(c->a, sizeof *st->helper_params * (size_t)(st->nhelper_params + 1));
+    for (int i = 0; i < st->nhelper_params; i++) {
+      CXCursor pd = clang_Cursor_getArgument(def, (unsigned)i);
+      st->helper_params[i] = writes_var(c, def, decl_off(pd), 0) ? NULL : cx_spelling(c, pd);
+    }
     seqctx inner = *s;
     inner.fn = def;
     inner.depth = s->depth + 1;

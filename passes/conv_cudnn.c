@@ -155,6 +155,9 @@ typedef struct conv {
   int nsp, depthwise, transposed;
   int x_derived;                /* x's shape from the kernel's own index (x a scratch) */
   poly xdim[MAX_SP + 2];
+  int w_derived;                /* w's shape from the loops that read it (w a flat buffer of
+                                 * many layers' weights, or at an offset into one) */
+  poly wdim[MAX_SP + 2];
   poly out_pad[MAX_SP];
   int xparam, wparam;
   poly pad[MAX_SP], stride[MAX_SP], dil[MAX_SP]; /* over the entry's scalars */
@@ -1462,8 +1465,7 @@ static const char *check(conv *c) {
   c->xparam = c->ta;
   c->wparam = c->tb;
   poly X[R], W[R], sx[R], sw[R];
-  if (extents(c, c->wparam, W, R) != r)
-    return "reads a weight that is no annotated float buffer of the entry of the output's rank";
+  c->w_derived = extents(c, c->wparam, W, R) != r;
   if (extents(c, c->xparam, X, R) == r) {
     strides(X, r, sx);
   } else {
@@ -1474,7 +1476,8 @@ static const char *check(conv *c) {
     for (int d = 0; d < r; d++)
       c->xdim[d] = X[d];
   }
-  strides(W, r, sw);
+  if (!c->w_derived)
+    strides(W, r, sw);
   /* the batch: n's range is x's */
   if (!has_ub(c, n_at) || !same(c, &c->ub[n_at], &X[0]))
     return "has a batch other than its input's";
@@ -1623,6 +1626,29 @@ static const char *check(conv *c) {
   for (int i = 0; i < c->nqt; i++)
     if (c->qt[i].r >= 0 && c->qt[i].q < 0 && !c->qt[i].phase)
       return "tests a remainder it does not divide by";
+  if (c->w_derived) {
+    /* w's shape from its loops: (co, ci, k_1..), transposed (ci, co, k_1..), depthwise
+     * (co, 1, k_1..); its index is checked against it below */
+    poly one_;
+    p_const(&one_, 1);
+    if (!has_ub(c, co) || (chan_loop >= 0 && !has_ub(c, chan_loop)))
+      return "reads a weight that is no annotated buffer of the entry and whose shape kfuse cannot read";
+    poly ci = c->depthwise ? one_ : chan_loop >= 0 ? c->ub[chan_loop] : one_;
+    W[c->transposed ? 1 : 0] = c->ub[co];
+    W[c->transposed ? 0 : 1] = ci;
+    for (int d = 0; d < c->nsp; d++) {
+      if (k_loop[d] >= 0 && !has_ub(c, k_loop[d]))
+        return "reads a weight that is no annotated buffer of the entry and whose shape kfuse cannot read";
+      W[2 + d] = k_loop[d] >= 0 ? c->ub[k_loop[d]] : one_;
+    }
+    for (int d = 0; d < r; d++) {
+      expand(c, &W[d]);
+      if (!printable(c, &W[d]))
+        return "reads a weight whose shape names more than the entry's scalars";
+      c->wdim[d] = W[d];
+    }
+    strides(W, r, sw);
+  }
   /* w: (co, ci, k_1..) over its extents; transposed (ci, co, k_1..) */
   {
     poly want, t;
@@ -2147,10 +2173,11 @@ static void print_extents(const conv *c, int arg, strbuf *b) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *at = model_find_step(e, site->first_step);
+  const kstep *call;
+  const kstep *at = model_find_step_in_helpers(e, site->first_step, &call);
   static conv c;
   int quiet;
-  if (!at || variant_touched(v, site->entry, at->index) || match(m, e, at, &c, &quiet)) {
+  if (!at || variant_touched(v, site->entry, pass_replaced(call, at)->index) || match(m, e, at, &c, &quiet)) {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;
@@ -2192,8 +2219,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             helper_name, c.transposed ? "true" : "false", c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0], xn, wn,
             bn ? bn : "kf_no_bias", yn);
   /* the call in place of the launch; the launch itself when cuDNN cannot run */
-  sb_printf(&x, "if (!%s(%s, %s, %s, %s,\n      ", name, st->args[c.xparam].text, st->args[c.wparam].text,
-            c.bias ? st->args[c.bias->param].text : "nullptr", st->args[c.store->param].text);
+  sb_printf(&x, "if (!%s(%s, %s, %s, %s,\n      ", name, pass_arg_text(m, e, call, st, c.xparam),
+            pass_arg_text(m, e, call, st, c.wparam), c.bias ? pass_arg_text(m, e, call, st, c.bias->param) : "nullptr",
+            pass_arg_text(m, e, call, st, c.store->param));
   if (c.x_derived) { /* the shape the kernel's index gives */
     sb_puts(&x, "{");
     for (int i = 0; i < r; i++) {
@@ -2206,7 +2234,17 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     print_extents(&c, c.xparam, &x);
   }
   sb_puts(&x, ", ");
-  print_extents(&c, c.wparam, &x);
+  if (c.w_derived) { /* the shape its loops give */
+    sb_puts(&x, "{");
+    for (int i = 0; i < r; i++) {
+      sb_puts(&x, i ? ", (int)(" : "(int)(");
+      p_print(&c.A, &c.wdim[i], 0, &x);
+      sb_puts(&x, ")");
+    }
+    sb_puts(&x, "}");
+  } else {
+    print_extents(&c, c.wparam, &x);
+  }
   sb_puts(&x, ",\n      ");
   print_list(&c, c.pad, c.nsp, &x);
   sb_puts(&x, ", ");
@@ -2215,9 +2253,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   print_list(&c, c.dil, c.nsp, &x);
   sb_puts(&x, ", ");
   print_list(&c, c.out_pad, c.nsp, &x);
-  sb_printf(&x, ", %s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
-            m->text + st->loc.begin);
-  int ok = variant_replace_step(v, site->entry, st, x.s);
+  const kstep *rs = pass_replaced(call, st); /* the launch, or the helper's call */
+  sb_printf(&x, ", %s))\n    %.*s", pass_arg_text(m, e, call, st, -1), (int)(rs->loc.end - rs->loc.begin),
+            m->text + rs->loc.begin);
+  int ok = variant_replace_step(v, site->entry, rs, x.s);
   if (ok) {
     variant_add_include(v, "<cudnn.h>");
     variant_add_include(v, "<cstdint>");

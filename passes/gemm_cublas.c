@@ -765,7 +765,7 @@ static void print_pair(const dgemm *g, const poly *p, strbuf *b) {
  * was changed already. */
 static int finish(variant *v, const pass_site *site, const kentry *e, const kstep *st, const char *call,
                   const char *include, int helper, const char *name, const char *text, const char *what, diag *d) {
-  if (!variant_replace_step(v, site->entry, st, call)) {
+  if (!variant_replace_step(v, site->entry, st, call)) { /* st: the launch, or the helper's call */
     diag_report(d, DIAG_WARNING, v->m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
                 site->what);
     return 0;
@@ -781,8 +781,8 @@ static int finish(variant *v, const pass_site *site, const kentry *e, const kste
 
 /* The launch becomes `if (!site(args, shape, stream)) <the launch>`: kf_sgemm_batched, with
  * the reference kernel where cuBLAS cannot take the shape. */
-static int apply_batched(variant *v, const pass_site *site, const kentry *e, const kstep *st, const dgemm *g,
-                         diag *d) {
+static int apply_batched(variant *v, const pass_site *site, const kentry *e, const kstep *call, const kstep *st,
+                         const dgemm *g, diag *d) {
   const kmodel *m = v->m;
   const kkernel *k = g->s.k;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_cublas", k->name));
@@ -835,7 +835,7 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
   /* the call: the shape over the entry's scalars */
   sb_printf(&x, "if (!%s(", name);
   for (int i = 0; i < st->nargs; i++)
-    sb_printf(&x, "%s%s", i ? ", " : "", st->args[i].text);
+    sb_printf(&x, "%s%s", i ? ", " : "", pass_arg_text(m, e, call, st, i));
   sb_puts(&x, ",\n      kf_sgemm_shape{");
   for (int i = 0; i < 3; i++) {
     p_print(&g->s.A, P[i], 1, &x);
@@ -868,9 +868,10 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
       sb_puts(&x, ", ");
     }
   }
-  sb_printf(&x, "%s))\n    %.*s", st->stream ? st->stream : "0", (int)(st->loc.end - st->loc.begin),
-            m->text + st->loc.begin);
-  int ok = finish(v, site, e, st, x.s, "<cublas_v2.h>", 1, name, t.s, arena_printf(v->a, "cuBLAS, %s", shape.s), d);
+  const kstep *r = pass_replaced(call, st);
+  sb_printf(&x, "%s))\n    %.*s", pass_arg_text(m, e, call, st, -1), (int)(r->loc.end - r->loc.begin),
+            m->text + r->loc.begin);
+  int ok = finish(v, site, e, r, x.s, "<cublas_v2.h>", 1, name, t.s, arena_printf(v->a, "cuBLAS, %s", shape.s), d);
   sb_free(&t);
   sb_free(&x);
   sb_free(&shape);
@@ -880,19 +881,20 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *at = model_find_step(e, site->first_step);
+  const kstep *call;
+  const kstep *at = model_find_step_in_helpers(e, site->first_step, &call);
   static gemm g;
   static dgemm dg;
   int quiet;
   (void)values;
-  if (!at || variant_touched(v, site->entry, at->index)) {
+  if (!at || variant_touched(v, site->entry, pass_replaced(call, at)->index)) {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;
   }
   if (match(m, e, at, &g, &quiet)) {
     if (!dmatch(m, e, at, &dg, &quiet))
-      return apply_batched(v, site, e, at, &dg, d);
+      return apply_batched(v, site, e, call, at, &dg, d);
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
                 site->what);
     return 0;
@@ -925,7 +927,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   /* the call in place of the launch */
   sb_printf(&x, "%s(", name);
   for (int i = 0; i < st->nargs; i++)
-    sb_printf(&x, "%s%s", i ? ", " : "", st->args[i].text);
+    sb_printf(&x, "%s%s", i ? ", " : "", pass_arg_text(m, e, call, st, i));
   if (g.rows_arg) {
     sb_puts(&x, ", ");
     xexpr_print(st->grid_y, &x);
@@ -934,8 +936,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_puts(&x, ", ");
     xexpr_print(st->grid_z, &x);
   }
-  sb_printf(&x, ", %s)", st->stream ? st->stream : "0");
-  int ok = finish(v, site, e, st, x.s, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>", 0, name, t.s,
+  sb_printf(&x, ", %s)", pass_arg_text(m, e, call, st, -1));
+  int ok = finish(v, site, e, pass_replaced(call, st), x.s, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>", 0, name, t.s,
                   arena_printf(v->a, "%s, %s", g.bias ? "cuBLASLt" : "cuBLAS", shape.s), d);
   sb_free(&t);
   sb_free(&x);

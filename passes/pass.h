@@ -60,12 +60,24 @@ typedef const char *(*pass_launch_match)(const kmodel *m, const kentry *e, const
  * `remarks`, unless quiet). Returns the number of sites (find's contract). */
 int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
                      int remarks, diag *d);
-/* The same, also visiting the launches inside the entry's host loops and conditions (not
- * inside host helpers, whose text every call shares): for a pass whose replacement is one
- * statement valid wherever the launch is (its sizes printed from the launch's own
- * arguments). Such a site's step is found by model_find_step. */
+/* The same, also visiting the launches inside the entry's host loops and conditions, and
+ * the launch of a host helper whose one step it is (pass_helper_call): for a pass whose
+ * replacement is one statement valid wherever the launch is, written with pass_arg_text.
+ * Such a site's step is found by model_find_step_in_helpers; where that gives a helper's
+ * call, the pass replaces the call (the whole helper) and keeps it as the fallback. */
 int pass_each_launch_nested(const variant *v, const char *name, pass_launch_match match, pass_site **sites,
                             int *nsites, int remarks, diag *d);
+/* Whether call (a KS_HOSTCALL) is a helper a pass may replace whole for its launch: it
+ * returns void, its one step is a kernel launch (the rest of its body computes values),
+ * and the call is a statement of its own. */
+int pass_helper_call(const kmodel *m, const kstep *call);
+/* The text that stands for launch st's argument i (i = -1: its stream) at the statement
+ * the pass replaces: the argument as written, without a helper call; inside one, the
+ * caller's argument where the launch passes a helper parameter through, or a scalar's
+ * value over the entry's own names; NULL when there is none. */
+const char *pass_arg_text(const kmodel *m, const kentry *e, const kstep *call, const kstep *st, int i);
+/* The statement a site's replacement takes the place of: the helper's call, else st. */
+const kstep *pass_replaced(const kstep *call, const kstep *st);
 
 /* ---- printing what passes emit ---- */
 

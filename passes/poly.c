@@ -311,6 +311,10 @@ void p_quot(atoms *A, arena *a, const poly *num, const poly *den, poly *out) {
   }
   if (den->n == 1 && den->t[0].n == 0 && den->t[0].coef > 0) {
     int64_t d = den->t[0].coef;
+    if (num->n == 0 || (num->n == 1 && num->t[0].n == 0)) { /* two constants: C's quotient */
+      p_const(out, num->n ? num->t[0].coef / d : 0);
+      return;
+    }
     int exact = 1;
     for (int i = 0; i < num->n; i++)
       exact &= num->t[i].coef % d == 0;
