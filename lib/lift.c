@@ -29,6 +29,11 @@ typedef struct lifter {
   int failed;
   int functor_args;         /* lifting a functor's operator(): its parameters, before the
                              * fields (which follow as parameters); -1 for a kernel */
+  /* inlining an index function's return expression: its parameters' declarations and the
+   * call's arguments they stand for (ninline 0: none) */
+  unsigned *inline_decl;
+  CXCursor *inline_arg;
+  int ninline;
 } lifter;
 
 static void opaque(lifter *L, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -471,10 +476,90 @@ static kexpr *lift_operator_call(lifter *L, CXCursor k, const char *op, cxlist c
   return NULL;
 }
 
+/* Whether expression k (an index function's return value) is made of its parameters,
+ * constants, casts and operators alone. */
+static int index_expression(lifter *L, CXCursor k, int depth) {
+  if (depth > 64)
+    return 0;
+  switch (clang_getCursorKind(k)) {
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(k);
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    if (dk != CXCursor_ParmDecl && dk != CXCursor_EnumConstantDecl && dk != CXCursor_NonTypeTemplateParameter &&
+        !(dk == CXCursor_VarDecl && clang_isConstQualifiedType(clang_getCursorType(d))))
+      return 0;
+    break;
+  }
+  case CXCursor_IntegerLiteral: case CXCursor_ParenExpr: case CXCursor_UnaryOperator:
+  case CXCursor_BinaryOperator: case CXCursor_ConditionalOperator: case CXCursor_CStyleCastExpr:
+  case CXCursor_CXXStaticCastExpr: case CXCursor_CXXFunctionalCastExpr: case CXCursor_UnexposedExpr:
+    break;
+  default:
+    return 0;
+  }
+  cxlist ch = cx_children(L->c, k);
+  for (int i = 0; i < ch.n; i++)
+    if (!index_expression(L, ch.v[i], depth + 1))
+      return 0;
+  return 1;
+}
+
+/* A call of a __device__ function of this file that returns an integer computed from its
+ * parameters alone (`nchw(n, c, h, w, C, H, W)`, an index): its return expression, each
+ * parameter the argument cast to the parameter's type, the whole cast to the function's
+ * type, so that the index algebra reads through it. NULL (and no failure) for any other
+ * call. Calls inside such a function's arguments are lifted as usual; one inside its body
+ * is not inlined again. */
+static kexpr *inline_index_call(lifter *L, CXCursor k, CXCursor ref, cxlist ch) {
+  if (L->ninline || !ktype_is_int(cx_ktype(clang_getCursorType(k))))
+    return NULL;
+  CXCursor def = clang_getCursorDefinition(ref);
+  CXFile f;
+  if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl)
+    return NULL;
+  clang_getSpellingLocation(clang_getCursorLocation(def), &f, NULL, NULL, NULL);
+  if (!f || !clang_File_isEqual(f, L->c->file))
+    return NULL;
+  int np = clang_Cursor_getNumArguments(def);
+  if (np < 0 || ch.n != np + 1)
+    return NULL;
+  CXCursor body = clang_getNullCursor();
+  cxlist dch = cx_children(L->c, def);
+  for (int i = 0; i < dch.n; i++)
+    if (clang_getCursorKind(dch.v[i]) == CXCursor_CompoundStmt)
+      body = dch.v[i];
+  cxlist bch = clang_Cursor_isNull(body) ? (cxlist){0} : cx_children(L->c, body);
+  if (bch.n != 1 || clang_getCursorKind(bch.v[0]) != CXCursor_ReturnStmt)
+    return NULL;
+  cxlist rch = cx_children(L->c, bch.v[0]);
+  if (rch.n != 1 || !index_expression(L, rch.v[0], 0))
+    return NULL;
+  for (int i = 0; i < np; i++)
+    if (!ktype_is_int(cx_ktype(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)))))
+      return NULL;
+  L->inline_decl = arena_alloc(L->c->a, sizeof *L->inline_decl * (size_t)(np + 1));
+  L->inline_arg = arena_alloc(L->c->a, sizeof *L->inline_arg * (size_t)(np + 1));
+  for (int i = 0; i < np; i++) {
+    L->inline_decl[i] = decl_offset(clang_Cursor_getArgument(def, (unsigned)i));
+    L->inline_arg[i] = ch.v[i + 1];
+  }
+  L->ninline = np;
+  kexpr *e = new_expr(L, KE_CAST, k);
+  e->text = e->type_spelling;
+  e->a = lift_expr(L, rch.v[0]);
+  L->ninline = 0;
+  return e->a ? e : NULL;
+}
+
 static kexpr *lift_call(lifter *L, CXCursor k) {
   cxlist ch = expr_children(L, k);
   CXCursor ref = clang_getCursorReferenced(k);
   enum CXCursorKind rk = clang_getCursorKind(ref);
+  if (rk == CXCursor_FunctionDecl) {
+    kexpr *in = inline_index_call(L, k, ref, ch);
+    if (in || L->failed)
+      return in;
+  }
   if (rk == CXCursor_Constructor) {
     /* An implicit conversion or copy through a constructor (`__half(h[i])`): transparent
      * when it spans its one argument. */
@@ -526,6 +611,17 @@ static kexpr *lift_declref(lifter *L, CXCursor k) {
   CXCursor decl = clang_getCursorReferenced(k);
   enum CXCursorKind dk = clang_getCursorKind(decl);
   const char *name = cx_spelling(L->c, k);
+  for (int i = 0; i < L->ninline && dk == CXCursor_ParmDecl; i++)
+    if (L->inline_decl[i] == decl_offset(decl)) { /* (the parameter's type)(the argument) */
+      kexpr *e = new_expr(L, KE_CAST, decl);
+      e->text = e->type_spelling;
+      e->pos = cursor_pos(L->inline_arg[i]);
+      int n = L->ninline;
+      L->ninline = 0; /* the argument is the caller's expression */
+      e->a = lift_expr(L, L->inline_arg[i]);
+      L->ninline = n;
+      return e->a ? e : NULL;
+    }
   if (!strcmp(name, "warpSize")) {
     kexpr *e = new_expr(L, KE_BUILTIN, k);
     e->builtin = KB_WARPSIZE;
@@ -1669,7 +1765,7 @@ static void fold_pointer_offsets(lifter *L) {
 /* Lifts fn (a kernel, or a functor's operator() with its struct's fields as parameters
  * after its own: nfields of them, functor_args >= 0) into k. */
 static void lift_function(cxctx *c, CXCursor fn, const CXCursor *fields, int nfields, int functor_args, kkernel *k) {
-  lifter L = {c, k, fn, NULL, NULL, NULL, 0, 0, 0, functor_args};
+  lifter L = {c, k, fn, NULL, NULL, NULL, 0, 0, 0, functor_args, NULL, NULL, 0};
   cxlist ch = cx_children(c, fn);
   CXCursor body = clang_getNullCursor();
   int np = nfields;

@@ -172,6 +172,9 @@ typedef struct kstep {
                          * that the entry never assigns; else NULL */
   xexpr *grid_z;        /* KS_LAUNCH: the grid's z extent, likewise */
   const char *grid_var;
+  xexpr *block_dim[3];  /* KS_LAUNCH: the block's x, y and z extents, read as the grid's are
+                         * (through a dim3 variable block_dim_var never assigned), else NULL */
+  const char *block_dim_var;
   karg *args;
   int nargs, cap_args;
   /* KS_ALLOC: */

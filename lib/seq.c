@@ -241,19 +241,9 @@ static xexpr *xnode(arena *a, xe_kind kind) {
   return x;
 }
 
-/* Whether d is a local variable of the helper s walks, declared with an initializer (in
- * *init) and never assigned, incremented, or addressed after it: its value is the
- * initializer's wherever it is read. */
-static int helper_local(seqctx *s, CXCursor d, CXCursor *init) {
-  if (!s->env || clang_getCursorKind(d) != CXCursor_VarDecl)
-    return 0;
-  CXSourceRange fr = clang_getCursorExtent(s->fn);
-  unsigned fb, fe, off = decl_off(d);
-  clang_getSpellingLocation(clang_getRangeStart(fr), NULL, NULL, NULL, &fb);
-  clang_getSpellingLocation(clang_getRangeEnd(fr), NULL, NULL, NULL, &fe);
-  if (off < fb || off >= fe || writes_var(s->c, s->fn, off, 0))
-    return 0;
-  cxlist vc = cx_children(s->c, d);
+/* The initializer of variable declaration d in *init; 0 when it has none. */
+static int var_init(cxctx *c, CXCursor d, CXCursor *init) {
+  cxlist vc = cx_children(c, d);
   int at = -1;
   for (int j = 0; j < vc.n; j++)
     if (clang_isExpression(clang_getCursorKind(vc.v[j])))
@@ -264,12 +254,64 @@ static int helper_local(seqctx *s, CXCursor d, CXCursor *init) {
   return 1;
 }
 
+/* Whether d is a local variable of the helper s walks, declared with an initializer (in
+ * *init) and never assigned, incremented, or addressed after it: its value is the
+ * initializer's wherever it is read. */
+static int helper_local(seqctx *s, CXCursor d, CXCursor *init) {
+  if (!s->env || clang_getCursorKind(d) != CXCursor_VarDecl)
+    return 0;
+  CXSourceRange fr = clang_getCursorExtent(s->fn);
+  unsigned fb, fe, off = decl_off(d);
+  clang_getSpellingLocation(clang_getRangeStart(fr), NULL, NULL, NULL, &fb);
+  clang_getSpellingLocation(clang_getRangeEnd(fr), NULL, NULL, NULL, &fe);
+  return off >= fb && off < fe && !writes_var(s->c, s->fn, off, 0) && var_init(s->c, d, init);
+}
+
 /*
  * An integer expression of the entry's body as an xexpr: literals, the entry's scalar
  * parameters and host variables by name, unary minus and the binary operators, sizeof
  * and other constants evaluated, parentheses and casts to integer types dropped (the
  * sizes an entry computes are integers). NULL for anything else.
  */
+static xexpr *host_value(seqctx *s, CXCursor k);
+static CXCursor helper_definition(cxctx *c, CXCursor call);
+
+/* The value of a call of a function of this file whose body is `return <expression>;`
+ * (a grid's size, `grid1d(n)`): the expression with the parameters bound to the
+ * arguments' values. NULL for anything else. */
+static xexpr *call_value(seqctx *s, CXCursor call) {
+  cxctx *c = s->c;
+  CXCursor def = helper_definition(c, call);
+  if (clang_Cursor_isNull(def) || s->depth >= MAX_HELPER_DEPTH)
+    return NULL;
+  CXCursor body = clang_getNullCursor();
+  cxlist dch = cx_children(c, def);
+  for (int i = 0; i < dch.n; i++)
+    if (clang_getCursorKind(dch.v[i]) == CXCursor_CompoundStmt)
+      body = dch.v[i];
+  cxlist bch = clang_Cursor_isNull(body) ? (cxlist){0} : cx_children(c, body);
+  if (bch.n != 1 || clang_getCursorKind(bch.v[0]) != CXCursor_ReturnStmt)
+    return NULL;
+  cxlist rch = cx_children(c, bch.v[0]), ach = cx_children(c, call);
+  int nparams = clang_Cursor_getNumArguments(def);
+  if (rch.n != 1 || nparams < 0 || ach.n != nparams + 1)
+    return NULL;
+  seqctx inner = *s;
+  inner.fn = def;
+  inner.depth = s->depth + 1;
+  inner.nenv = nparams;
+  inner.env = arena_alloc(c->a, sizeof *inner.env * (size_t)(nparams + 1));
+  for (int i = 0; i < nparams; i++) {
+    memset(&inner.env[i].arg, 0, sizeof inner.env[i].arg);
+    inner.env[i].decl = decl_off(clang_Cursor_getArgument(def, (unsigned)i));
+    inner.env[i].arg.ref = KREF_NONE;
+    inner.env[i].arg.value = host_value(s, ach.v[i + 1]);
+    if (!inner.env[i].arg.value)
+      return NULL;
+  }
+  return host_value(&inner, rch.v[0]);
+}
+
 static xexpr *host_value(seqctx *s, CXCursor k) {
   cxctx *c = s->c;
   k = cx_strip(c, k);
@@ -315,6 +357,8 @@ static xexpr *host_value(seqctx *s, CXCursor k) {
     x->name = name;
     return x;
   }
+  case CXCursor_CallExpr:
+    return call_value(s, k);
   case CXCursor_UnaryOperator:
     if (clang_getCursorUnaryOperatorKind(k) == CXUnaryOperator_Minus && ch.n == 1) {
       xexpr *a = host_value(s, ch.v[0]);
@@ -506,15 +550,7 @@ static int host_var_init(seqctx *s, CXCursor ref, const char **var, CXCursor *in
   if (!v)
     return 0;
   *var = v->name;
-  cxlist vc = cx_children(s->c, d);
-  int at = -1;
-  for (int j = 0; j < vc.n; j++)
-    if (clang_isExpression(clang_getCursorKind(vc.v[j])))
-      at = j;
-  if (at < 0)
-    return 0;
-  *init = vc.v[at];
-  return 1;
+  return var_init(s->c, d, init);
 }
 
 /* The value of a launch's block argument when it is an integer constant (through the
@@ -605,6 +641,8 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   st->grid_x = cfg.n > 1 ? grid_extent(s, cfg.v[1], 0, &st->grid_var) : NULL;
   st->grid_y = cfg.n > 1 ? grid_extent(s, cfg.v[1], 1, &st->grid_var) : NULL;
   st->grid_z = cfg.n > 1 ? grid_extent(s, cfg.v[1], 2, &st->grid_var) : NULL;
+  for (int d = 0; d < 3; d++)
+    st->block_dim[d] = cfg.n > 2 ? grid_extent(s, cfg.v[2], d, &st->block_dim_var) : NULL;
   st->smem = config_text(c, cfg, 2, "0");
   st->stream = config_text(c, cfg, 3, "0");
   /* A defaulted configuration argument has no text in the file. */
@@ -887,6 +925,8 @@ static void forget_assigned_config(const kentry *e, kstep *steps, int n) {
       st->block_threads = 0;
     if (assigned_var(e, st->grid_var))
       st->grid_x = st->grid_y = st->grid_z = NULL;
+    if (assigned_var(e, st->block_dim_var))
+      st->block_dim[0] = st->block_dim[1] = st->block_dim[2] = NULL;
     forget_assigned_config(e, st->body, st->nbody);
     forget_assigned_config(e, st->orelse, st->norelse);
   }

@@ -2158,6 +2158,17 @@ static void print_list(const conv *c, const poly *v, int n, strbuf *b) {
   sb_puts(b, "}");
 }
 
+/* A shape the kernel gives as a braced list of ints, at the call. */
+static void print_dims(const conv *c, const poly *dims, int n, strbuf *b) {
+  sb_puts(b, "{");
+  for (int i = 0; i < n; i++) {
+    sb_puts(b, i ? ", (int)(" : "(int)(");
+    p_print(&c->A, &dims[i], 0, b);
+    sb_puts(b, ")");
+  }
+  sb_puts(b, "}");
+}
+
 /* An entry buffer's extents as a braced list of ints, at the call. */
 static void print_extents(const conv *c, int arg, strbuf *b) {
   const kparam *p = &c->e->params[c->st->args[arg].buffer];
@@ -2219,32 +2230,18 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             helper_name, c.transposed ? "true" : "false", c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0], xn, wn,
             bn ? bn : "kf_no_bias", yn);
   /* the call in place of the launch; the launch itself when cuDNN cannot run */
-  sb_printf(&x, "if (!%s(%s, %s, %s, %s,\n      ", name, pass_arg_text(m, e, call, st, c.xparam),
+  sb_printf(&x, "%s(%s, %s, %s, %s,\n      ", name, pass_arg_text(m, e, call, st, c.xparam),
             pass_arg_text(m, e, call, st, c.wparam), c.bias ? pass_arg_text(m, e, call, st, c.bias->param) : "nullptr",
             pass_arg_text(m, e, call, st, c.store->param));
-  if (c.x_derived) { /* the shape the kernel's index gives */
-    sb_puts(&x, "{");
-    for (int i = 0; i < r; i++) {
-      sb_puts(&x, i ? ", (int)(" : "(int)(");
-      p_print(&c.A, &c.xdim[i], 0, &x);
-      sb_puts(&x, ")");
-    }
-    sb_puts(&x, "}");
-  } else {
+  if (c.x_derived) /* the shape the kernel's index gives */
+    print_dims(&c, c.xdim, r, &x);
+  else
     print_extents(&c, c.xparam, &x);
-  }
   sb_puts(&x, ", ");
-  if (c.w_derived) { /* the shape its loops give */
-    sb_puts(&x, "{");
-    for (int i = 0; i < r; i++) {
-      sb_puts(&x, i ? ", (int)(" : "(int)(");
-      p_print(&c.A, &c.wdim[i], 0, &x);
-      sb_puts(&x, ")");
-    }
-    sb_puts(&x, "}");
-  } else {
+  if (c.w_derived) /* the shape its loops give */
+    print_dims(&c, c.wdim, r, &x);
+  else
     print_extents(&c, c.wparam, &x);
-  }
   sb_puts(&x, ",\n      ");
   print_list(&c, c.pad, c.nsp, &x);
   sb_puts(&x, ", ");
@@ -2253,10 +2250,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   print_list(&c, c.dil, c.nsp, &x);
   sb_puts(&x, ", ");
   print_list(&c, c.out_pad, c.nsp, &x);
-  const kstep *rs = pass_replaced(call, st); /* the launch, or the helper's call */
-  sb_printf(&x, ", %s))\n    %.*s", pass_arg_text(m, e, call, st, -1), (int)(rs->loc.end - rs->loc.begin),
-            m->text + rs->loc.begin);
-  int ok = variant_replace_step(v, site->entry, rs, x.s);
+  sb_printf(&x, ", %s)", pass_arg_text(m, e, call, st, -1));
+  int ok = pass_replace_launch(v, site->entry, call, st, x.s, 1);
   if (ok) {
     variant_add_include(v, "<cudnn.h>");
     variant_add_include(v, "<cstdint>");

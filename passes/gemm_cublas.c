@@ -763,9 +763,10 @@ static void print_pair(const dgemm *g, const poly *p, strbuf *b) {
 /* The launch's statement becomes call; the site's host function (name, text), its header
  * and (helper) kf_sgemm_batched join the file; the head says what (`what`). 0 when the step
  * was changed already. */
-static int finish(variant *v, const pass_site *site, const kentry *e, const kstep *st, const char *call,
-                  const char *include, int helper, const char *name, const char *text, const char *what, diag *d) {
-  if (!variant_replace_step(v, site->entry, st, call)) { /* st: the launch, or the helper's call */
+static int finish(variant *v, const pass_site *site, const kentry *e, const kstep *call, const kstep *st,
+                  const char *cond, int fallback, const char *include, int helper, const char *name,
+                  const char *text, const char *what, diag *d) {
+  if (!pass_replace_launch(v, site->entry, call, st, cond, fallback)) {
     diag_report(d, DIAG_WARNING, v->m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
                 site->what);
     return 0;
@@ -833,7 +834,7 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
     sb_puts(&t, "kf_stream);\n}\n");
   }
   /* the call: the shape over the entry's scalars */
-  sb_printf(&x, "if (!%s(", name);
+  sb_printf(&x, "%s(", name);
   for (int i = 0; i < st->nargs; i++)
     sb_printf(&x, "%s%s", i ? ", " : "", pass_arg_text(m, e, call, st, i));
   sb_puts(&x, ",\n      kf_sgemm_shape{");
@@ -868,10 +869,11 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
       sb_puts(&x, ", ");
     }
   }
-  const kstep *r = pass_replaced(call, st);
-  sb_printf(&x, "%s))\n    %.*s", pass_arg_text(m, e, call, st, -1), (int)(r->loc.end - r->loc.begin),
-            m->text + r->loc.begin);
-  int ok = finish(v, site, e, r, x.s, "<cublas_v2.h>", 1, name, t.s, arena_printf(v->a, "cuBLAS, %s", shape.s), d);
+  sb_printf(&x, "%s)", pass_arg_text(m, e, call, st, -1));
+  int ok = finish(v, site, e, call, st, x.s, 1, "<cublas_v2.h>", 1, name, t.s,
+                  arena_printf(v->a, "cuBLAS, %s", shape.s), d);
+  if (ok)
+    variant_add_include(v, "<cublasLt.h>"); /* kf_sgemm_batched's bias through cuBLASLt's epilogue */
   sb_free(&t);
   sb_free(&x);
   sb_free(&shape);
@@ -937,7 +939,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     xexpr_print(st->grid_z, &x);
   }
   sb_printf(&x, ", %s)", pass_arg_text(m, e, call, st, -1));
-  int ok = finish(v, site, e, pass_replaced(call, st), x.s, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>", 0, name, t.s,
+  int ok = finish(v, site, e, call, st, x.s, 0, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>", 0, name, t.s,
                   arena_printf(v->a, "%s, %s", g.bias ? "cuBLASLt" : "cuBLAS", shape.s), d);
   sb_free(&t);
   sb_free(&x);

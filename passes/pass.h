@@ -61,16 +61,29 @@ typedef const char *(*pass_launch_match)(const kmodel *m, const kentry *e, const
 int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
                      int remarks, diag *d);
 /* The same, also visiting the launches inside the entry's host loops and conditions, and
- * the launch of a host helper whose one step it is (pass_helper_call): for a pass whose
+ * the first launch of a host helper whose steps are launches (pass_helper_call): for a pass whose
  * replacement is one statement valid wherever the launch is, written with pass_arg_text.
  * Such a site's step is found by model_find_step_in_helpers; where that gives a helper's
  * call, the pass replaces the call (the whole helper) and keeps it as the fallback. */
 int pass_each_launch_nested(const variant *v, const char *name, pass_launch_match match, pass_site **sites,
                             int *nsites, int remarks, diag *d);
-/* Whether call (a KS_HOSTCALL) is a helper a pass may replace whole for its launch: it
- * returns void, its one step is a kernel launch (the rest of its body computes values),
- * and the call is a statement of its own. */
-int pass_helper_call(const kmodel *m, const kstep *call);
+/* Whether call (a KS_HOSTCALL) is a helper a pass may replace whole for one of its
+ * launches: it returns void, calls nothing but its steps, which are kernel launches (the
+ * rest of its body computes values), and the call is a statement of its own; with more
+ * than one launch, each after the first must be writable where the call stands
+ * (pass_launch_text). */
+int pass_helper_call(const kmodel *m, const kentry *e, const kstep *call);
+/* Launch st, a step of helper call, written where the call stands: the kernel with its
+ * grid, block and stream, and its arguments (pass_arg_text), without a semicolon; NULL
+ * when one of them has no text there. */
+const char *pass_launch_text(const kmodel *m, const kentry *e, const kstep *call, const kstep *st);
+/* Replaces site launch st (inside helper call, or none) by `if (!cond) <the launch>`, or
+ * by `cond` alone when fallback is 0: in place of the launch; in place of the helper's call
+ * when the launch is its one step (the call as the fallback); for the first launch of a
+ * helper of several, `if (!cond) <the call>; else { <its other launches written out> }`
+ * (without a fallback, a block of cond and the others: the helper may then be left
+ * unused). Returns 0 when the statement was changed already. */
+int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback);
 /* The text that stands for launch st's argument i (i = -1: its stream) at the statement
  * the pass replaces: the argument as written, without a helper call; inside one, the
  * caller's argument where the launch passes a helper parameter through, or a scalar's

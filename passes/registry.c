@@ -77,8 +77,8 @@ static void each_launch(walk *w, int ei, const kstep *steps, int n, const kstep 
       continue;
     }
     if (w->nested && st->kind == KS_HOSTCALL) {
-      if (pass_helper_call(m, st) && !variant_touched(w->v, ei, st->index))
-        each_launch(w, ei, st->body, st->nbody, st);
+      if (pass_helper_call(m, e, st) && !variant_touched(w->v, ei, st->index))
+        each_launch(w, ei, st->body, 1, st); /* the first launch: the rest follow it */
       continue;
     }
     const kkernel *k = NULL;
@@ -133,32 +133,36 @@ int pass_each_launch_nested(const variant *v, const char *name, pass_launch_matc
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-int pass_helper_call(const kmodel *m, const kstep *call) {
-  if (call->kind != KS_HOSTCALL || !call->helper_void || call->nbody != 1 || call->body[0].kind != KS_LAUNCH)
+int pass_helper_call(const kmodel *m, const kentry *e, const kstep *call) {
+  if (call->kind != KS_HOSTCALL || !call->helper_void || call->nbody < 1)
     return 0;
+  for (int i = 0; i < call->nbody; i++)
+    if (call->body[i].kind != KS_LAUNCH || (i > 0 && !pass_launch_text(m, e, call, &call->body[i])))
+      return 0;
   /* `helper(...);` as a statement: a semicolon after it, and before it the end of another
-   * statement or a block's opening (comments aside, which the helper's caller rarely has
-   * on the same line) */
-  unsigned e = call->loc.end, b = call->loc.begin;
-  while (e < m->size && is_space(m->text[e]))
-    e++;
-  if (e >= m->size || m->text[e] != ';')
+   * statement or a block's opening (or, for a helper of one launch, which becomes one
+   * statement, the `)` of an if or a loop) */
+  unsigned en = call->loc.end, b = call->loc.begin;
+  while (en < m->size && is_space(m->text[en]))
+    en++;
+  if (en >= m->size || m->text[en] != ';')
     return 0;
   while (b > 0 && is_space(m->text[b - 1]))
     b--;
   if (b >= 2 && m->text[b - 1] == '/' && m->text[b - 2] == '*')
     return 0;
-  if (b > 0 && m->text[b - 1] != ';' && m->text[b - 1] != '{' && m->text[b - 1] != '}' && m->text[b - 1] != ')') {
-    /* the end of a line comment */
-    unsigned ls = b;
-    while (ls > 0 && m->text[ls - 1] != '\n')
-      ls--;
-    for (unsigned p = ls; p + 1 < b; p++)
-      if (m->text[p] == '/' && m->text[p + 1] == '/')
-        return 1;
-    return 0;
-  }
-  return 1;
+  if (b == 0 || m->text[b - 1] == ';' || m->text[b - 1] == '{' || m->text[b - 1] == '}')
+    return 1;
+  if (m->text[b - 1] == ')')
+    return call->nbody == 1;
+  /* the end of a line comment */
+  unsigned ls = b;
+  while (ls > 0 && m->text[ls - 1] != '\n')
+    ls--;
+  for (unsigned p = ls; p + 1 < b; p++)
+    if (m->text[p] == '/' && m->text[p + 1] == '/')
+      return 1;
+  return 0;
 }
 
 static int is_identifier(const char *t) {
@@ -190,9 +194,9 @@ const char *pass_arg_text(const kmodel *m, const kentry *e, const kstep *call, c
       if (call->helper_params[j] && !strcmp(call->helper_params[j], t))
         return call->args[j].text;
   if (i >= 0 && st->args[i].ref == KREF_NONE && st->args[i].value && !names_assigned(e, st->args[i].value)) {
-    strbuf b = {0};
+    strbuf b = {0}; /* in 64 bits: the helper may have widened what the front end reads without casts */
     sb_puts(&b, "(");
-    xexpr_print(st->args[i].value, &b);
+    xexpr_print_wide(st->args[i].value, &b);
     sb_puts(&b, ")");
     const char *r = arena_strdup(m->arena, b.s);
     sb_free(&b);
@@ -204,3 +208,84 @@ const char *pass_arg_text(const kmodel *m, const kentry *e, const kstep *call, c
 }
 
 const kstep *pass_replaced(const kstep *call, const kstep *st) { return call ? call : st; }
+
+/* x printed, or NULL when it is none or names a host variable the entry assigns. */
+static const char *value_text(const kmodel *m, const kentry *e, const xexpr *x) {
+  if (!x || names_assigned(e, x))
+    return NULL;
+  strbuf b = {0};
+  xexpr_print_wide(x, &b);
+  const char *r = arena_strdup(m->arena, b.s);
+  sb_free(&b);
+  return r;
+}
+
+/* A launch's grid or block where call stands: the caller's argument for a helper
+ * parameter passed through, else dim3 of the three extents the front end read. */
+static const char *config_text(const kmodel *m, const kentry *e, const kstep *call, const char *text,
+                               xexpr *const *dims) {
+  if (is_identifier(text))
+    for (int j = 0; j < call->nhelper_params && j < call->nargs; j++)
+      if (call->helper_params[j] && !strcmp(call->helper_params[j], text))
+        return call->args[j].text;
+  const char *x = value_text(m, e, dims[0]), *y = value_text(m, e, dims[1]), *z = value_text(m, e, dims[2]);
+  if (!x || !y || !z)
+    return NULL;
+  if (!strcmp(y, "1") && !strcmp(z, "1"))
+    return x;
+  return arena_printf(m->arena, "dim3(%s, %s, %s)", x, y, z);
+}
+
+const char *pass_launch_text(const kmodel *m, const kentry *e, const kstep *call, const kstep *st) {
+  xexpr *grid[3] = {st->grid_x, st->grid_y, st->grid_z};
+  const char *g = config_text(m, e, call, st->grid, grid), *b = config_text(m, e, call, st->block, st->block_dim);
+  const char *stream = pass_arg_text(m, e, call, st, -1);
+  if (!g || !b || !stream || (st->smem && strcmp(st->smem, "0")))
+    return NULL;
+  /* the kernel as written (template arguments included): the text before `<<<` */
+  const char *t = m->text + st->loc.begin, *lt = strstr(t, "<<<");
+  if (!lt || lt >= m->text + st->loc.end)
+    return NULL;
+  strbuf out = {0};
+  sb_printf(&out, "%.*s<<<%s, %s, 0, %s>>>(", (int)(lt - t), t, g, b, stream);
+  for (int i = 0; i < st->nargs; i++) {
+    const char *a = pass_arg_text(m, e, call, st, i);
+    if (!a) {
+      sb_free(&out);
+      return NULL;
+    }
+    sb_printf(&out, "%s%s", i ? ", " : "", a);
+  }
+  sb_puts(&out, ")");
+  const char *r = arena_strdup(m->arena, out.s);
+  sb_free(&out);
+  return r;
+}
+
+int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[entry];
+  const kstep *r = pass_replaced(call, st);
+  strbuf b = {0};
+  if (!call || call->nbody == 1) {
+    if (fallback)
+      sb_printf(&b, "if (!%s)\n    %.*s", cond, (int)(r->loc.end - r->loc.begin), m->text + r->loc.begin);
+    else
+      sb_puts(&b, cond);
+  } else {
+    /* st is the helper's first launch (each_launch visits no other): with a fallback, the
+     * helper's call is it, and the rest of its launches follow the substitute */
+    int col = r->loc.col > 1 ? (int)r->loc.col - 1 : 0;
+    if (fallback)
+      sb_printf(&b, "if (!%s)\n%*s  %.*s;\n%*selse { // the rest of %s(...), written out here\n", cond, col, "",
+                (int)(r->loc.end - r->loc.begin), m->text + r->loc.begin, col, "", call->callee);
+    else
+      sb_printf(&b, "{ // %s(...), written out here\n%*s  %s;\n", call->callee, col, "", cond);
+    for (int i = 1; i < call->nbody; i++)
+      sb_printf(&b, "%*s  %s;\n", col, "", pass_launch_text(m, e, call, &call->body[i]));
+    sb_printf(&b, "%*s}", col, "");
+  }
+  int ok = variant_replace_step(v, entry, r, arena_strdup(v->a, b.s));
+  sb_free(&b);
+  return ok;
+}

@@ -80,10 +80,70 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
   return cudaGetLastError() == cudaSuccess;
 }
 
-// C = bias, then C += A B (beta 1): a bias the batch shares or not, along the rows or the columns.
+// C = A B + bias[j] for one product (no batch): one cublasLtMatmul whose epilogue adds the bias
+// down the rows of the column-major result (the columns of the row-major C), as eager's addmm
+// does. FP32 (CUBLAS_COMPUTE_32F, no TF32). False when cuBLASLt cannot take it (the caller then
+// fills C with the bias and adds the product).
+[[maybe_unused]] static bool kf_sgemm_lt_bias(const kf_sgemm_shape &s, const float *a, const float *b, float *c,
+                                              const float *bias, cudaStream_t stream) {
+  static cublasLtHandle_t handle = [] { // made once; the stream is the call's
+    cublasLtHandle_t h = nullptr;
+    return cublasLtCreate(&h) == CUBLAS_STATUS_SUCCESS ? h : nullptr;
+  }();
+  static constexpr size_t workspace_bytes = 32u << 20; // lets the library split k (few rows)
+  static void *workspace = [] { // allocated once
+    void *p = nullptr;
+    return cudaMalloc(&p, workspace_bytes) == cudaSuccess ? p : nullptr;
+  }();
+  const long long most = 2147483647;
+  const long long sizes[] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc};
+  for (long long v : sizes)
+    if (v < 1 || v > most)
+      return false;
+  if (!handle || s.count[0] != 1 || s.count[1] != 1 || s.lda < (s.ta ? s.m : s.k) || s.ldb < (s.tb ? s.k : s.n) ||
+      s.ldc < s.n)
+    return false;
+  a += s.oa;
+  b += s.ob;
+  c += s.oc;
+  // column-major: C^T (n x m) = op(B^T) op(A^T); B goes first
+  const cublasOperation_t opa = s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = s.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
+  bool ok = cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa) == CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb) == CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
+                CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
+                CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, s.tb ? s.k : s.n, s.tb ? s.n : s.k, s.ldb) ==
+                CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, s.ta ? s.m : s.k, s.ta ? s.k : s.m, s.lda) ==
+                CUBLAS_STATUS_SUCCESS &&
+            cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, s.n, s.m, s.ldc) == CUBLAS_STATUS_SUCCESS;
+  const float one = 1.0f, zero = 0.0f;
+  ok = ok && cublasLtMatmul(handle, op, &one, b, la, a, lb, &zero, c, lc, c, lc, nullptr, workspace,
+                            workspace ? workspace_bytes : 0, stream) == CUBLAS_STATUS_SUCCESS;
+  if (lc)
+    cublasLtMatrixLayoutDestroy(lc);
+  if (lb)
+    cublasLtMatrixLayoutDestroy(lb);
+  if (la)
+    cublasLtMatrixLayoutDestroy(la);
+  if (op)
+    cublasLtMatmulDescDestroy(op);
+  return ok;
+}
+
+// C = bias, then C += A B (beta 1): a bias the batch shares or not, along the rows or the columns;
+// one product with a bias along the columns through cuBLASLt's epilogue instead.
 [[maybe_unused]] static bool kf_sgemm_batched_bias(const kf_sgemm_shape &s, const float *a, const float *b, float *c,
                                                    const float *bias, long long bias_i, long long bias_j,
                                                    long long bias_0, cudaStream_t stream) {
+  if (bias_i == 0 && bias_j == 1 && kf_sgemm_lt_bias(s, a, b, c, bias + bias_0, stream))
+    return true;
   if (!kf_sgemm_rows_fit(s) || s.n < 1)
     return false;
   kf_sgemm_rows<<<(unsigned)(s.m * s.count[0] * s.count[1]), 256, 0, stream>>>(c, s, 0, 0, 0, 0.0f, bias, bias_i,

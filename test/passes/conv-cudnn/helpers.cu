@@ -6,9 +6,11 @@
 // their initializers. A weight read out of one buffer of many layers' weights (VGG's) has
 // the shape its loops give. Refused, with the reason at the call: a helper that changes its
 // parameter before the launch (its width is then no size kfuse knows), and one that
-// launches on a buffer it computes. A helper
-// with a second step (the convolution, then a ReLU), and one that calls something besides
-// its launch (a log line), are left as they are.
+// launches on a buffer it computes. A helper of two launches (the
+// convolution, then a ReLU whose grid a function of the file computes) becomes
+// `if (!site(...)) <the call>; else { <the ReLU written out at the call, over the entry's
+// names and in 64 bits> }`. One that calls something besides its launch (a log line) is left
+// as it is.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=conv-cudnn --emit=transformed -R -o %t.cu 2> %t.err
@@ -30,10 +32,16 @@
 // CHECK-NEXT:     conv(x, wall + F * C, b1, z, N, C, F, H, W, 1, stream);
 // CHECK-NEXT:   conv_changed(x, w1, b1, u, N, C, F, H, W, 1, stream);
 // CHECK-NEXT:   conv_offset(x, w1, b1, v, N, C, F, H, W, 1, stream);
-// CHECK-NEXT:   conv_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
+// CHECK-NEXT:   if (!conv_same_cudnn_4(x, w1, b1, r,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(F), (int)(C), (int)(1), (int)(1)},
+// CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
+// CHECK-NEXT:     conv_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
+// CHECK-NEXT:   else { // the rest of conv_relu(...), written out here
+// CHECK-NEXT:     relu<<<((((((long long)N * (long long)F) * (long long)H) * (long long)W) + 255) / 256), 256, 0, stream>>>(r, (((((long long)N * (long long)F) * (long long)H) * (long long)W)));
+// CHECK-NEXT:   };
 // CHECK-NEXT:   conv_logged(x, w1, b1, r, N, C, F, H, W, 1, stream);
-// REMARK-DAG: helpers.cu:[[@LINE+89]]:3: remark: not substituted: 'conv_same' reads its input at a spatial index that is no window of the output's [-Rpass-missed=conv-cudnn]
-// REMARK-DAG: helpers.cu:[[@LINE+89]]:3: remark: not substituted: 'conv_same' is launched by helper 'conv_offset' with argument 4 ('y + 0'), which is none of its parameters and no value kfuse reads [-Rpass-missed=conv-cudnn]
+// REMARK-DAG: helpers.cu:[[@LINE+91]]:3: remark: not substituted: 'conv_same' reads its input at a spatial index that is no window of the output's [-Rpass-missed=conv-cudnn]
+// REMARK-DAG: helpers.cu:[[@LINE+91]]:3: remark: not substituted: 'conv_same' is launched by helper 'conv_offset' with argument 4 ('y + 0'), which is none of its parameters and no value kfuse reads [-Rpass-missed=conv-cudnn]
 #include <cstdio>
 
 #include <cuda_runtime.h>
@@ -86,11 +94,13 @@ static void conv_offset(const float* x, const float* w, const float* b, float* y
   conv_same<<<grid, 256, 0, s>>>(x, w, b, y + 0, C, OC, H, W, K);
 }
 
+static unsigned grid1d(long long n) { return (unsigned)((n + 255) / 256); }
+
 static void conv_relu(const float* x, const float* w, const float* b, float* y, int N, int C, int OC, int H,
                       int W, int K, cudaStream_t s) {
   dim3 grid((H * W + 255) / 256, OC, N);
   conv_same<<<grid, 256, 0, s>>>(x, w, b, y, C, OC, H, W, K);
-  relu<<<(N * OC * H * W + 255) / 256, 256, 0, s>>>(y, N * OC * H * W);
+  relu<<<grid1d(N * OC * H * W), 256, 0, s>>>(y, N * OC * H * W);
 }
 
 static void conv_logged(const float* x, const float* w, const float* b, float* y, int N, int C, int OC, int H,
