@@ -122,6 +122,8 @@ typedef struct karg {
   int buffer;           /* see kref_kind */
   const char *offset;   /* pointer arithmetic on the buffer ("b * K"), or NULL */
   int reads, writes;    /* what the callee does through it (pointer arguments) */
+  int helper_param;     /* inside a host helper: 1 + the index of the helper's parameter
+                         * that the argument names as it is (never assigned there), else 0 */
   xexpr *value;         /* a non-buffer argument of the entry's own body as an integer
                          * expression over its scalars and host variables (casts dropped,
                          * sizeof evaluated); NULL when it is none kfuse reads */
@@ -172,6 +174,9 @@ typedef struct kstep {
                          * that the entry never assigns; else NULL */
   xexpr *grid_z;        /* KS_LAUNCH: the grid's z extent, likewise */
   const char *grid_var;
+  int grid_param, block_param, stream_param; /* KS_LAUNCH inside a host helper: 1 + the index
+                         * of the helper's parameter that the grid, block or stream names as
+                         * it is (never assigned there), else 0 */
   xexpr *block_dim[3];  /* KS_LAUNCH: the block's x, y and z extents, read as the grid's are
                          * (through a dim3 variable block_dim_var never assigned), else NULL */
   const char *block_dim_var;

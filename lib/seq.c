@@ -105,6 +105,27 @@ static int writes_var(cxctx *c, CXCursor k, unsigned decl, int depth) {
   return 0;
 }
 
+/* Inside a helper: 1 + the index of the helper's parameter that expression a names as it
+ * is (through parentheses and implicit conversions) and that the helper never assigns; else
+ * 0. */
+static int env_param(seqctx *s, CXCursor a) {
+  CXCursor k = cx_strip(s->c, a);
+  for (int guard = 0; guard < 8 && (clang_getCursorKind(k) == CXCursor_ParenExpr ||
+                                    clang_getCursorKind(k) == CXCursor_UnexposedExpr); guard++) {
+    cxlist ch = cx_children(s->c, k);
+    if (ch.n != 1)
+      break;
+    k = cx_strip(s->c, ch.v[0]);
+  }
+  if (!s->env || clang_getCursorKind(k) != CXCursor_DeclRefExpr)
+    return 0;
+  unsigned off = decl_off(clang_getCursorReferenced(k));
+  for (int i = 0; i < s->nenv; i++)
+    if (s->env[i].decl == off)
+      return writes_var(s->c, s->fn, off, 0) ? 0 : i + 1;
+  return 0;
+}
+
 static void trace_arg_at(seqctx *s, CXCursor a, karg *out, int depth);
 
 /* Traces a pointer argument to a buffer. */
@@ -493,6 +514,7 @@ static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee
       a->text = "?";
     cx_loc(s->c, ch.v[i], &a->loc);
     trace_arg(s, ch.v[i], a);
+    a->helper_param = env_param(s, ch.v[i]);
     if (!a->text)
       a->text = cx_text(s->c, ch.v[i]) ? cx_text(s->c, ch.v[i]) : "?";
     int pi = i - first;
@@ -645,6 +667,9 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
     st->block_dim[d] = cfg.n > 2 ? grid_extent(s, cfg.v[2], d, &st->block_dim_var) : NULL;
   st->smem = config_text(c, cfg, 2, "0");
   st->stream = config_text(c, cfg, 3, "0");
+  st->grid_param = cfg.n > 1 ? env_param(s, cfg.v[1]) : 0;
+  st->block_param = cfg.n > 2 ? env_param(s, cfg.v[2]) : 0;
+  st->stream_param = cfg.n > 4 ? env_param(s, cfg.v[4]) : 0;
   /* A defaulted configuration argument has no text in the file. */
   if (cfg.n > 3 && !cx_text(c, cfg.v[3]))
     st->smem = "0";

@@ -165,15 +165,6 @@ int pass_helper_call(const kmodel *m, const kentry *e, const kstep *call) {
   return 0;
 }
 
-static int is_identifier(const char *t) {
-  if (!t || !(t[0] == '_' || (t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z')))
-    return 0;
-  for (; *t; t++)
-    if (!(*t == '_' || (*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9')))
-      return 0;
-  return 1;
-}
-
 /* Whether x names a host variable of e that the body assigns after its declaration. */
 static int names_assigned(const kentry *e, const xexpr *x) {
   if (!x)
@@ -185,14 +176,20 @@ static int names_assigned(const kentry *e, const xexpr *x) {
   return names_assigned(e, x->a) || names_assigned(e, x->b) || names_assigned(e, x->c);
 }
 
+/* The caller's argument for helper parameter index+1 `via` (0: none), or NULL. */
+static const char *passed(const kstep *call, int via) {
+  return via > 0 && via <= call->nargs && via <= call->nhelper_params && call->helper_params[via - 1]
+             ? call->args[via - 1].text
+             : NULL;
+}
+
 const char *pass_arg_text(const kmodel *m, const kentry *e, const kstep *call, const kstep *st, int i) {
   const char *t = i < 0 ? (st->stream ? st->stream : "0") : st->args[i].text;
   if (!call)
     return t;
-  if (is_identifier(t))
-    for (int j = 0; j < call->nhelper_params && j < call->nargs; j++)
-      if (call->helper_params[j] && !strcmp(call->helper_params[j], t))
-        return call->args[j].text;
+  const char *p = passed(call, i < 0 ? st->stream_param : st->args[i].helper_param);
+  if (p)
+    return p;
   if (i >= 0 && st->args[i].ref == KREF_NONE && st->args[i].value && !names_assigned(e, st->args[i].value)) {
     strbuf b = {0}; /* in 64 bits: the helper may have widened what the front end reads without casts */
     sb_puts(&b, "(");
@@ -222,12 +219,10 @@ static const char *value_text(const kmodel *m, const kentry *e, const xexpr *x) 
 
 /* A launch's grid or block where call stands: the caller's argument for a helper
  * parameter passed through, else dim3 of the three extents the front end read. */
-static const char *config_text(const kmodel *m, const kentry *e, const kstep *call, const char *text,
-                               xexpr *const *dims) {
-  if (is_identifier(text))
-    for (int j = 0; j < call->nhelper_params && j < call->nargs; j++)
-      if (call->helper_params[j] && !strcmp(call->helper_params[j], text))
-        return call->args[j].text;
+static const char *config_text(const kmodel *m, const kentry *e, const kstep *call, int via, xexpr *const *dims) {
+  const char *p = passed(call, via);
+  if (p)
+    return p;
   const char *x = value_text(m, e, dims[0]), *y = value_text(m, e, dims[1]), *z = value_text(m, e, dims[2]);
   if (!x || !y || !z)
     return NULL;
@@ -238,7 +233,8 @@ static const char *config_text(const kmodel *m, const kentry *e, const kstep *ca
 
 const char *pass_launch_text(const kmodel *m, const kentry *e, const kstep *call, const kstep *st) {
   xexpr *grid[3] = {st->grid_x, st->grid_y, st->grid_z};
-  const char *g = config_text(m, e, call, st->grid, grid), *b = config_text(m, e, call, st->block, st->block_dim);
+  const char *g = config_text(m, e, call, st->grid_param, grid);
+  const char *b = config_text(m, e, call, st->block_param, st->block_dim);
   const char *stream = pass_arg_text(m, e, call, st, -1);
   if (!g || !b || !stream || (st->smem && strcmp(st->smem, "0")))
     return NULL;
@@ -268,10 +264,18 @@ int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *s
   const kstep *r = pass_replaced(call, st);
   strbuf b = {0};
   if (!call || call->nbody == 1) {
-    if (fallback)
+    if (fallback) {
       sb_printf(&b, "if (!%s)\n    %.*s", cond, (int)(r->loc.end - r->loc.begin), m->text + r->loc.begin);
-    else
+      /* the unbraced body of an if (`if (c) launch; else ...`): the statement keeps its own
+       * else, so that the if's else stays the if's */
+      unsigned p = r->loc.begin;
+      while (p > 0 && is_space(m->text[p - 1]))
+        p--;
+      if (p > 0 && m->text[p - 1] == ')')
+        sb_puts(&b, ";\n  else (void)0");
+    } else {
       sb_puts(&b, cond);
+    }
   } else {
     /* st is the helper's first launch (each_launch visits no other): with a fallback, the
      * helper's call is it, and the rest of its launches follow the substitute */

@@ -3,8 +3,9 @@
 // <its shape>)) <the call>`, with the shape over the entry's own sizes at that call: the
 // input projection over every time step, the recurrent product inside the host loop over
 // time (its leading dimension H, a scalar the loop reassigns printed by name), and the
-// head on the last step's rows (an argument with an offset, passed on as written). The
-// helper stays as the fallback. (The weights are small, as an LSTM's are, so that the
+// head on the last step's rows (an argument with an offset, passed on as written), the
+// unbraced body of an if with an else (the replacement keeps an else of its own, so that
+// the if's stays the if's). The helper stays as the fallback. (The weights are small, as an LSTM's are, so that the
 // recurrence does not amplify the products' rounding over the steps.)
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
@@ -20,7 +21,11 @@
 // CHECK:        gemm(h, in_dim, wh, bh, gh, B, in_dim, G, stream);
 // CHECK:        if (!gemm_nt_bias_cublas_3(gx + (size_t)(T - 1) * G, T * G, wo, bo, y, B, G, O,
 // CHECK-NEXT:       kf_sgemm_shape{(long long)B, (long long)O, (long long)G, false, true, (long long)T * G, (long long)G, (long long)O,
-// CHECK:        gemm(gx + (size_t)(T - 1) * G, T * G, wo, bo, y, B, G, O, stream);
+// CHECK-NEXT:       {1LL, 1LL}, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0}, 0, 1LL, 0, stream))
+// CHECK-NEXT:     gemm(gx + (size_t)(T - 1) * G, T * G, wo, bo, y, B, G, O, stream);
+// CHECK-NEXT:   else (void)0;
+// CHECK-NEXT:   else
+// CHECK-NEXT:     cudaMemsetAsync(y, 0, sizeof(float) * B * O, stream);
 #include <cuda_runtime.h>
 
 // Y[m][n] = sum_k A[m * lda + k] * W[n][k] + bias[n]; grid (N / 128, M)
@@ -84,7 +89,10 @@ extern "C" void recurrent(const float* x, const float* h0, const float* wi, cons
     cell<<<dim3((G + 127) / 128, B), 128, 0, stream>>>(gx, gh, h, t, B, T, G);
     in_dim = G;
   }
-  gemm(gx + (size_t)(T - 1) * G, T * G, wo, bo, y, B, G, O, stream);
+  if (T > 0)
+    gemm(gx + (size_t)(T - 1) * G, T * G, wo, bo, y, B, G, O, stream);
+  else
+    cudaMemsetAsync(y, 0, sizeof(float) * B * O, stream);
   cudaFreeAsync(gx, stream);
   cudaFreeAsync(gh, stream);
 }
