@@ -105,6 +105,20 @@ static int writes_var(cxctx *c, CXCursor k, unsigned decl, int depth) {
   return 0;
 }
 
+/* The last child of k that is an expression in *out (a declaration's initializer, a cast's
+ * operand); 0 when it has none. */
+static int last_expression(cxctx *c, CXCursor k, CXCursor *out) {
+  cxlist ch = cx_children(c, k);
+  int at = -1;
+  for (int j = 0; j < ch.n; j++)
+    if (clang_isExpression(clang_getCursorKind(ch.v[j])))
+      at = j;
+  if (at < 0)
+    return 0;
+  *out = ch.v[at];
+  return 1;
+}
+
 /* Inside a helper: 1 + the index of the helper's parameter that expression a names as it
  * is (through parentheses and implicit conversions) and that the helper never assigns; else
  * 0. */
@@ -139,14 +153,10 @@ static void trace_arg_at(seqctx *s, CXCursor a, karg *out, int depth) {
     enum CXCursorKind ck = clang_getCursorKind(k);
     if (ck == CXCursor_ParenExpr || ck == CXCursor_CStyleCastExpr || ck == CXCursor_CXXStaticCastExpr ||
         ck == CXCursor_CXXReinterpretCastExpr || ck == CXCursor_UnexposedExpr) {
-      cxlist ch = cx_children(c, k);
-      int last = -1;
-      for (int i = 0; i < ch.n; i++)
-        if (clang_isExpression(clang_getCursorKind(ch.v[i])))
-          last = i;
-      if (last < 0)
+      CXCursor x;
+      if (!last_expression(c, k, &x))
         break;
-      k = cx_strip(c, ch.v[last]);
+      k = cx_strip(c, x);
       continue;
     }
     if (ck == CXCursor_BinaryOperator) {
@@ -262,19 +272,6 @@ static xexpr *xnode(arena *a, xe_kind kind) {
   return x;
 }
 
-/* The initializer of variable declaration d in *init; 0 when it has none. */
-static int var_init(cxctx *c, CXCursor d, CXCursor *init) {
-  cxlist vc = cx_children(c, d);
-  int at = -1;
-  for (int j = 0; j < vc.n; j++)
-    if (clang_isExpression(clang_getCursorKind(vc.v[j])))
-      at = j;
-  if (at < 0)
-    return 0;
-  *init = vc.v[at];
-  return 1;
-}
-
 /* Whether d is a local variable of the helper s walks, declared with an initializer (in
  * *init) and never assigned, incremented, or addressed after it: its value is the
  * initializer's wherever it is read. */
@@ -285,7 +282,7 @@ static int helper_local(seqctx *s, CXCursor d, CXCursor *init) {
   unsigned fb, fe, off = decl_off(d);
   clang_getSpellingLocation(clang_getRangeStart(fr), NULL, NULL, NULL, &fb);
   clang_getSpellingLocation(clang_getRangeEnd(fr), NULL, NULL, NULL, &fe);
-  return off >= fb && off < fe && !writes_var(s->c, s->fn, off, 0) && var_init(s->c, d, init);
+  return off >= fb && off < fe && !writes_var(s->c, s->fn, off, 0) && last_expression(s->c, d, init);
 }
 
 /*
@@ -488,14 +485,10 @@ static void note_decls(seqctx *s, CXCursor decl_stmt) {
   for (int i = 0; i < ch.n; i++) {
     if (clang_getCursorKind(ch.v[i]) != CXCursor_VarDecl)
       continue;
-    cxlist vc = cx_children(c, ch.v[i]);
-    int init = -1;
-    for (int j = 0; j < vc.n; j++)
-      if (clang_isExpression(clang_getCursorKind(vc.v[j])))
-        init = j;
-    if (init < 0)
+    CXCursor init;
+    if (!last_expression(c, ch.v[i], &init))
       continue;
-    xexpr *value = host_value(s, vc.v[init]); /* before the variable exists: no self-reference */
+    xexpr *value = host_value(s, init); /* before the variable exists: no self-reference */
     khostvar *v = ARENA_PUSH(c->a, s->e->hostvars, s->e->nhostvars, s->e->cap_hostvars);
     v->name = cx_spelling(c, ch.v[i]);
     v->type_spelling = cx_str(c->a, clang_getTypeSpelling(clang_getCursorType(ch.v[i])));
@@ -572,7 +565,7 @@ static int host_var_init(seqctx *s, CXCursor ref, const char **var, CXCursor *in
   if (!v)
     return 0;
   *var = v->name;
-  return var_init(s->c, d, init);
+  return last_expression(s->c, d, init);
 }
 
 /* The value of a launch's block argument when it is an integer constant (through the

@@ -2148,26 +2148,19 @@ static const char helper_name[] = "kf_cudnn_conv";
 /* passes/cuda/kf_cudnn_conv.cuh, embedded at build time (lib/CMakeLists.txt) */
 extern const unsigned char kf_cudnn_conv_source[];
 
-/* Polynomials over the entry's scalars as a braced list, at the call. */
-static void print_list(const conv *c, const poly *v, int n, strbuf *b) {
+/* Polynomials over the entry's scalars as a braced list at the call, each cast to int
+ * (`cast`: a shape) or not. */
+static void print_polys(const conv *c, const poly *v, int n, int cast, strbuf *b) {
   sb_puts(b, "{");
   for (int i = 0; i < n; i++) {
     sb_puts(b, i ? ", " : "");
+    sb_puts(b, cast ? "(int)(" : "");
     p_print(&c->A, &v[i], 0, b);
+    sb_puts(b, cast ? ")" : "");
   }
   sb_puts(b, "}");
 }
 
-/* A shape the kernel gives as a braced list of ints, at the call. */
-static void print_dims(const conv *c, const poly *dims, int n, strbuf *b) {
-  sb_puts(b, "{");
-  for (int i = 0; i < n; i++) {
-    sb_puts(b, i ? ", (int)(" : "(int)(");
-    p_print(&c->A, &dims[i], 0, b);
-    sb_puts(b, ")");
-  }
-  sb_puts(b, "}");
-}
 
 /* An entry buffer's extents as a braced list of ints, at the call. */
 static void print_extents(const conv *c, int arg, strbuf *b) {
@@ -2202,14 +2195,14 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   strbuf t = {0}, x = {0}, what = {0};
   sb_printf(&what, "%s = conv%s%dd%s(%s, %s; stride ", yn, c.transposed ? "_transpose" : "", c.nsp,
             c.depthwise ? " depthwise" : "", xn, wn);
-  print_list(&c, c.stride, c.nsp, &what);
+  print_polys(&c, c.stride, c.nsp, 0, &what);
   sb_puts(&what, ", padding ");
-  print_list(&c, c.pad, c.nsp, &what);
+  print_polys(&c, c.pad, c.nsp, 0, &what);
   sb_puts(&what, ", dilation ");
-  print_list(&c, c.dil, c.nsp, &what);
+  print_polys(&c, c.dil, c.nsp, 0, &what);
   if (c.transposed) {
     sb_puts(&what, ", output padding ");
-    print_list(&c, c.out_pad, c.nsp, &what);
+    print_polys(&c, c.out_pad, c.nsp, 0, &what);
   }
   sb_puts(&what, ")");
   if (bn)
@@ -2234,22 +2227,22 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             pass_arg_text(m, e, call, st, c.wparam), c.bias ? pass_arg_text(m, e, call, st, c.bias->param) : "nullptr",
             pass_arg_text(m, e, call, st, c.store->param));
   if (c.x_derived) /* the shape the kernel's index gives */
-    print_dims(&c, c.xdim, r, &x);
+    print_polys(&c, c.xdim, r, 1, &x);
   else
     print_extents(&c, c.xparam, &x);
   sb_puts(&x, ", ");
   if (c.w_derived) /* the shape its loops give */
-    print_dims(&c, c.wdim, r, &x);
+    print_polys(&c, c.wdim, r, 1, &x);
   else
     print_extents(&c, c.wparam, &x);
   sb_puts(&x, ",\n      ");
-  print_list(&c, c.pad, c.nsp, &x);
+  print_polys(&c, c.pad, c.nsp, 0, &x);
   sb_puts(&x, ", ");
-  print_list(&c, c.stride, c.nsp, &x);
+  print_polys(&c, c.stride, c.nsp, 0, &x);
   sb_puts(&x, ", ");
-  print_list(&c, c.dil, c.nsp, &x);
+  print_polys(&c, c.dil, c.nsp, 0, &x);
   sb_puts(&x, ", ");
-  print_list(&c, c.out_pad, c.nsp, &x);
+  print_polys(&c, c.out_pad, c.nsp, 0, &x);
   sb_printf(&x, ", %s)", pass_arg_text(m, e, call, st, -1));
   int ok = pass_replace_launch(v, site->entry, call, st, x.s, 1);
   if (ok) {
