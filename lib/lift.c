@@ -34,6 +34,15 @@ typedef struct lifter {
   unsigned *inline_decl;
   CXCursor *inline_arg;
   int ninline;
+  /* inlining a __device__ function's statements (inline_call): the statements its
+   * parameters and body add before the statement that holds the call (a block, or NULL),
+   * the name its locals take as a prefix, and how deeply such inlining nests. no_hoist > 0
+   * while lifting an expression evaluated conditionally or repeatedly (a loop's condition,
+   * ?:'s branches, &&'s right side), where no call is inlined. */
+  kstmt *pending;
+  const char *inline_prefix;
+  int inline_depth;
+  int no_hoist;
 } lifter;
 
 static void opaque(lifter *L, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -101,6 +110,28 @@ static kstmt *new_stmt(lifter *L, kstmt_kind kind, CXCursor k) {
   return s;
 }
 
+/* The name of a local of an inlined function: the function's name, '_', its own, and a
+ * count where that is taken, so that it clashes with no parameter or other local. */
+static const char *inlined_name(lifter *L, const char *name, int self) {
+  const char *base = arena_printf(L->c->a, "%s_%s", L->inline_prefix, name);
+  const char *n = base;
+  for (int count = 2;; count++) {
+    int taken = 0;
+    for (int i = 0; i < L->k->nparams && !taken; i++)
+      taken = !strcmp(L->k->params[i].name, n);
+    for (int i = 0; i < L->k->nvars && !taken; i++)
+      taken = i != self && !strcmp(L->k->vars[i].name, n);
+    if (!taken)
+      return n;
+    n = arena_printf(L->c->a, "%s_%d", base, count);
+  }
+}
+
+static void push_stmt(lifter *L, kstmt *block, kstmt *s) {
+  if (s)
+    *ARENA_PUSH(L->c->a, block->body, block->nbody, block->cap_body) = s;
+}
+
 static int add_var(lifter *L, CXCursor decl, kvar_kind kind) {
   kkernel *k = L->k;
   kvar *v = ARENA_PUSH(L->c->a, k->vars, k->nvars, k->cap_vars);
@@ -121,6 +152,8 @@ static int add_var(lifter *L, CXCursor decl, kvar_kind kind) {
   L->var_base[idx] = -1;
   CXType t = clang_getCursorType(decl);
   v->name = cx_spelling(L->c, decl);
+  if (L->inline_prefix)
+    v->name = inlined_name(L, v->name, idx);
   v->kind = kind;
   v->type = cx_ktype(t);
   v->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(t));
@@ -551,12 +584,143 @@ static kexpr *inline_index_call(lifter *L, CXCursor k, CXCursor ref, cxlist ch) 
   return e->a ? e : NULL;
 }
 
+static void lift_into(lifter *L, kstmt *block, CXCursor k);
+static int pointer_base(lifter *L, const kexpr *x);
+
+static int count_returns(lifter *L, CXCursor k, int depth) {
+  if (depth > 256)
+    return 2;
+  int n = clang_getCursorKind(k) == CXCursor_ReturnStmt;
+  cxlist ch = cx_children(L->c, k);
+  for (int i = 0; i < ch.n; i++)
+    n += count_returns(L, ch.v[i], depth + 1);
+  return n;
+}
+
+/* The body of a __device__ function of this file that inline_call may write out at a
+ * call: one that hides loads or stores behind a pointer parameter, takes no reference,
+ * returns a value from its last statement alone, and is no block-level helper (barriers,
+ * warp functions, atomics, shared memory: the passes treat those as a unit). Its body
+ * and the return statement in *ret; a null cursor if none. */
+static CXCursor inlinable_body(lifter *L, CXCursor def, int nargs, CXCursor *ret) {
+  CXCursor none = clang_getNullCursor(), body = none;
+  int device = 0, global = 0, pointers = 0;
+  cxlist dch = cx_children(L->c, def);
+  for (int i = 0; i < dch.n; i++) {
+    enum CXCursorKind ck = clang_getCursorKind(dch.v[i]);
+    device |= ck == CXCursor_CUDADeviceAttr;
+    global |= ck == CXCursor_CUDAGlobalAttr;
+    if (ck == CXCursor_CompoundStmt)
+      body = dch.v[i];
+  }
+  if (!device || global || clang_Cursor_isNull(body) ||
+      clang_getCursorResultType(def).kind == CXType_Void)
+    return none;
+  for (int i = 0; i < nargs; i++) {
+    CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)));
+    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+      return none;
+    pointers += t.kind == CXType_Pointer;
+  }
+  cxlist bch = cx_children(L->c, body);
+  if (!pointers || bch.n < 1 || clang_getCursorKind(bch.v[bch.n - 1]) != CXCursor_ReturnStmt ||
+      cx_children(L->c, bch.v[bch.n - 1]).n != 1 || count_returns(L, body, 0) != 1)
+    return none;
+  kloc bl;
+  if (!cx_loc(L->c, body, &bl))
+    return none;
+  const char *text = arena_strndup(L->c->a, L->c->m->text + bl.begin, bl.end - bl.begin);
+  static const char *const unit[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot", "atomic",
+                                     "__shared__", "__threadfence", "cooperative_groups", NULL};
+  for (int i = 0; unit[i]; i++)
+    if (strstr(text, unit[i]))
+      return none;
+  *ret = bch.v[bch.n - 1];
+  return body;
+}
+
+/* A call of a __device__ function that inlinable_body accepts, written out where it is
+ * called so that the loads behind its pointers are the kernel's own (`dot_rows(a + b * K,
+ * w + o * K, K)` becomes the loop over the rows): each parameter a local of the caller
+ * (`dot_rows_a`) holding its argument, the body's statements after them (locals renamed
+ * likewise), all before the statement that holds the call (L->pending); the call's value
+ * is the return expression, or a local holding it. NULL (and no failure) where the call
+ * stays a call. */
+static kexpr *inline_call(lifter *L, CXCursor k, CXCursor ref, cxlist ch) {
+  CXCursor def = clang_getCursorDefinition(ref), ret;
+  CXFile f = NULL;
+  if (L->no_hoist || L->ninline || L->inline_depth >= 4 || clang_Cursor_isNull(def) ||
+      clang_getCursorKind(def) != CXCursor_FunctionDecl)
+    return NULL;
+  clang_getSpellingLocation(clang_getCursorLocation(def), &f, NULL, NULL, NULL);
+  int np = clang_Cursor_getNumArguments(def);
+  if (!f || !clang_File_isEqual(f, L->c->file) || np < 0 || ch.n != np + 1)
+    return NULL;
+  CXCursor body = inlinable_body(L, def, np, &ret);
+  if (clang_Cursor_isNull(body))
+    return NULL;
+  if (!L->pending)
+    L->pending = new_stmt(L, KST_BLOCK, k);
+  kstmt *pre = L->pending;
+  const char *outer_prefix = L->inline_prefix;
+  L->inline_depth++;
+  for (int i = 0; i < np && !L->failed; i++) {
+    CXCursor pd = clang_Cursor_getArgument(def, (unsigned)i);
+    L->inline_prefix = outer_prefix;
+    kexpr *arg = lift_expr(L, ch.v[i + 1]); /* the caller's expression */
+    L->inline_prefix = cx_spelling(L->c, def);
+    if (!arg)
+      break;
+    int base = -1;
+    if (cx_is_pointer(clang_getCursorType(pd)) && (base = pointer_base(L, arg)) < 0) {
+      opaque(L, ch.v[i + 1], "argument of '%s' that does not point into a parameter buffer",
+             cx_spelling(L->c, def));
+      break;
+    }
+    int v = add_var(L, pd, KV_LOCAL);
+    L->var_base[v] = base;
+    L->k->vars[v].init = arg;
+    kstmt *d = new_stmt(L, KST_DECL, ch.v[i + 1]);
+    d->var = v;
+    d->value = arg;
+    push_stmt(L, pre, d);
+  }
+  cxlist bch = cx_children(L->c, body);
+  for (int i = 0; i + 1 < bch.n && !L->failed; i++)
+    lift_into(L, pre, bch.v[i]);
+  kexpr *e = L->failed ? NULL : lift_expr(L, cx_children(L->c, ret).v[0]);
+  if (e && e->kind != KE_VAR && e->kind != KE_INT && e->kind != KE_FLT) {
+    /* a local of the value, so that it is read where the function returned */
+    int v = add_var(L, def, KV_LOCAL);
+    kvar *r = &L->k->vars[v];
+    CXType rt = clang_getCursorResultType(def);
+    r->name = inlined_name(L, "result", v);
+    r->type = cx_ktype(rt);
+    r->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(rt));
+    r->is_const = 0;
+    r->init = e;
+    kstmt *d = new_stmt(L, KST_DECL, ret);
+    d->var = v;
+    d->value = e;
+    push_stmt(L, pre, d);
+    e = new_expr(L, KE_VAR, k);
+    e->var = v;
+    e->text = r->name;
+  }
+  L->inline_depth--;
+  L->inline_prefix = outer_prefix;
+  L->pending = pre;
+  return e;
+}
+
 static kexpr *lift_call(lifter *L, CXCursor k) {
   cxlist ch = expr_children(L, k);
   CXCursor ref = clang_getCursorReferenced(k);
   enum CXCursorKind rk = clang_getCursorKind(ref);
   if (rk == CXCursor_FunctionDecl) {
     kexpr *in = inline_index_call(L, k, ref, ch);
+    if (!in && !L->failed)
+      in = inline_call(L, k, ref, ch);
     if (in || L->failed)
       return in;
   }
@@ -820,7 +984,10 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
     kexpr *e = new_expr(L, KE_BINARY, k);
     e->op = kop_;
     e->a = lift_expr(L, ch.v[0]);
+    int cond = op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
+    L->no_hoist += cond; /* evaluated only as the left side says */
     e->b = e->a ? lift_expr(L, ch.v[1]) : NULL;
+    L->no_hoist -= cond;
     return e->b ? e : NULL;
   }
   case CXCursor_ConditionalOperator: {
@@ -829,8 +996,10 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
       break;
     kexpr *e = new_expr(L, KE_SELECT, k);
     e->a = lift_expr(L, ch.v[0]);
+    L->no_hoist++;
     e->b = e->a ? lift_expr(L, ch.v[1]) : NULL;
     e->c = e->b ? lift_expr(L, ch.v[2]) : NULL;
+    L->no_hoist--;
     return e->c ? e : NULL;
   }
   case CXCursor_CallExpr:
@@ -881,10 +1050,22 @@ static kexpr *lift_expr(lifter *L, CXCursor k) {
 /* ---------------------------------------------------------------- statements */
 
 static kstmt *lift_stmt(lifter *L, CXCursor k);
+static kstmt *lift_one(lifter *L, CXCursor k);
 
-static void push_stmt(lifter *L, kstmt *block, kstmt *s) {
-  if (s)
-    *ARENA_PUSH(L->c->a, block->body, block->nbody, block->cap_body) = s;
+/* The parameter buffer a pointer local's value points into (param + offset, &param[i],
+ * or another such local), so that kfuse knows which buffer its subscripts touch; else -1. */
+static int pointer_base(lifter *L, const kexpr *x) {
+  while (x && (x->kind == KE_CAST))
+    x = x->a;
+  while (x && x->kind == KE_BINARY && (x->op == KO_ADD || x->op == KO_SUB))
+    x = x->a->kind == KE_PARAM || x->a->kind == KE_VAR || x->a->kind == KE_BINARY ? x->a : x->b;
+  if (x && x->kind == KE_PARAM && L->k->params[x->param].is_pointer)
+    return x->param;
+  if (x && x->kind == KE_VAR && L->var_base[x->var] >= 0)
+    return L->var_base[x->var];
+  if (x && x->kind == KE_ADDR && x->param >= 0)
+    return x->param;
+  return -1;
 }
 
 static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
@@ -953,25 +1134,9 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
     if (!init_e)
       return NULL;
   }
-  if (!is_array && canon.kind == CXType_Pointer) {
-    /* A pointer local must point into a parameter buffer: param + offset, &param[i], or
-     * another such local; kfuse then knows which buffer its subscripts touch. */
-    const kexpr *x = init_e;
-    while (x && (x->kind == KE_CAST))
-      x = x->a;
-    while (x && x->kind == KE_BINARY && (x->op == KO_ADD || x->op == KO_SUB))
-      x = x->a->kind == KE_PARAM || x->a->kind == KE_VAR || x->a->kind == KE_BINARY ? x->a : x->b;
-    if (x && x->kind == KE_PARAM && L->k->params[x->param].is_pointer)
-      base = x->param;
-    else if (x && x->kind == KE_VAR && L->var_base[x->var] >= 0)
-      base = L->var_base[x->var];
-    else if (x && x->kind == KE_ADDR && x->param >= 0)
-      base = x->param;
-    if (base < 0) {
-      opaque(L, var, "pointer local '%s' that does not point into a parameter buffer",
-             cx_spelling(L->c, var));
-      return NULL;
-    }
+  if (!is_array && canon.kind == CXType_Pointer && (base = pointer_base(L, init_e)) < 0) {
+    opaque(L, var, "pointer local '%s' that does not point into a parameter buffer", cx_spelling(L->c, var));
+    return NULL;
   }
   int v = add_var(L, var, kind);
   L->var_base[v] = base;
@@ -1024,7 +1189,9 @@ static kstmt *lift_declstmt(lifter *L, CXCursor k, int in_for) {
              cx_str(L->c->a, clang_getCursorKindSpelling(clang_getCursorKind(ch.v[i]))));
       return NULL;
     }
+    L->no_hoist += i > 0; /* a later declarator's value may read an earlier one */
     push_stmt(L, b, lift_decl(L, ch.v[i], in_for));
+    L->no_hoist -= i > 0;
   }
   return L->failed ? NULL : b;
 }
@@ -1264,9 +1431,13 @@ static kstmt *lift_for(lifter *L, CXCursor k) {
       s->init = clang_getCursorKind(ch.v[j]) == CXCursor_DeclStmt ? lift_declstmt(L, ch.v[j], 1)
                                                                 : lift_expr_stmt(L, ch.v[j]);
     } else if (cl.begin < semi[1]) {
+      L->no_hoist++;
       s->cond = lift_expr(L, ch.v[j]);
+      L->no_hoist--;
     } else if (cl.begin < close) {
+      L->no_hoist++;
       s->step = lift_expr_stmt(L, ch.v[j]);
+      L->no_hoist--;
     } else {
       s->then = lift_stmt(L, ch.v[j]);
     }
@@ -1278,7 +1449,29 @@ static kstmt *lift_for(lifter *L, CXCursor k) {
   return L->failed ? NULL : s;
 }
 
+/* Lifts statement k into block, after the statements that inlining its calls adds. */
+static void lift_into(lifter *L, kstmt *block, CXCursor k) {
+  kstmt *outer = L->pending;
+  L->pending = NULL;
+  kstmt *s = lift_one(L, k);
+  kstmt *pre = L->pending;
+  L->pending = outer;
+  for (int i = 0; pre && i < pre->nbody; i++)
+    push_stmt(L, block, pre->body[i]);
+  push_stmt(L, block, s);
+}
+
+/* A statement that stands alone (a branch, a loop's body): a block where inlining adds
+ * statements before it. */
 static kstmt *lift_stmt(lifter *L, CXCursor k) {
+  kstmt *b = new_stmt(L, KST_BLOCK, k);
+  lift_into(L, b, k);
+  if (L->failed)
+    return NULL;
+  return b->nbody == 1 ? b->body[0] : b;
+}
+
+static kstmt *lift_one(lifter *L, CXCursor k) {
   if (L->failed)
     return NULL;
   enum CXCursorKind ck = clang_getCursorKind(k);
@@ -1287,7 +1480,7 @@ static kstmt *lift_stmt(lifter *L, CXCursor k) {
     kstmt *b = new_stmt(L, KST_BLOCK, k);
     cxlist ch = cx_children(L->c, k);
     for (int i = 0; i < ch.n && !L->failed; i++)
-      push_stmt(L, b, lift_stmt(L, ch.v[i]));
+      lift_into(L, b, ch.v[i]);
     return L->failed ? NULL : b;
   }
   case CXCursor_DeclStmt:
@@ -1319,13 +1512,18 @@ static kstmt *lift_stmt(lifter *L, CXCursor k) {
     kstmt *s = new_stmt(L, KST_WHILE, k);
     L->loop_depth++;
     L->k->nloops++;
+    L->no_hoist++; /* the condition is evaluated on every iteration */
     if (ck == CXCursor_WhileStmt) {
       s->cond = lift_expr(L, ch.v[0]);
+      L->no_hoist--;
       s->then = s->cond ? lift_stmt(L, ch.v[1]) : NULL;
     } else {
       s->text = "do";
+      L->no_hoist--;
       s->then = lift_stmt(L, ch.v[0]);
+      L->no_hoist++;
       s->cond = s->then ? lift_expr(L, ch.v[1]) : NULL;
+      L->no_hoist--;
     }
     L->loop_depth--;
     return L->failed ? NULL : s;
@@ -1765,7 +1963,7 @@ static void fold_pointer_offsets(lifter *L) {
 /* Lifts fn (a kernel, or a functor's operator() with its struct's fields as parameters
  * after its own: nfields of them, functor_args >= 0) into k. */
 static void lift_function(cxctx *c, CXCursor fn, const CXCursor *fields, int nfields, int functor_args, kkernel *k) {
-  lifter L = {c, k, fn, NULL, NULL, NULL, 0, 0, 0, functor_args, NULL, NULL, 0};
+  lifter L = {.c = c, .k = k, .fn = fn, .functor_args = functor_args};
   cxlist ch = cx_children(c, fn);
   CXCursor body = clang_getNullCursor();
   int np = nfields;

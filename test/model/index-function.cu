@@ -2,11 +2,13 @@
 // alone (an index, SqueezeNet's nchw(...)) is inlined where the kernel calls it: its
 // return expression, each parameter the argument cast to the parameter's type and the whole
 // cast to the function's, so that the index algebra reads through it. A function that
-// reads memory (`first`) or returns a float (`twice`) stays a call.
+// reads memory through a pointer (`first`) is written out as statements instead
+// (inline-device-function.cu); one of a float alone (`twice`) stays a call.
 // RUN: %kfuse %s --emit=model -o - | FileCheck %s
 // CHECK-LABEL: kernel gather (line {{[0-9]+}})
 // CHECK: store y[(int64_t)(((int64_t)blockIdx.z * (int64_t)J + (int64_t)blockIdx.y) * (int64_t)K + (int64_t)(blockIdx.x * blockDim.x + threadIdx.x))] affine depth 0
-// CHECK: y[(int64_t)(((int64_t)i * (int64_t)J + (int64_t)j) * (int64_t)K + (int64_t)k)] = twice(x[(int64_t)(((int64_t)i * (int64_t)J + (int64_t)j) * (int64_t)K + (int64_t)k) + first(off)]);
+// CHECK: int first_result = first_p[0];
+// CHECK-NEXT: y[(int64_t)(((int64_t)i * (int64_t)J + (int64_t)j) * (int64_t)K + (int64_t)k)] = twice(x[(int64_t)(((int64_t)i * (int64_t)J + (int64_t)j) * (int64_t)K + (int64_t)k) + first_result]);
 #include <cuda_runtime.h>
 #include <cstdint>
 
