@@ -648,14 +648,14 @@ static void print_stride(const gemm *g, const poly *p, strbuf *b) {
     p_print(&g->A, p, 1, b);
 }
 
-/* const float kf_alpha = the store's scale (1), kf_beta = 0. */
-static void print_alpha(const gemm *g, strbuf *b) {
+/* const float kf_alpha = the store's scale (1)[, kf_beta = 0]. */
+static void print_alpha(const gemm *g, int beta, strbuf *b) {
   sb_puts(b, "  const float kf_alpha = ");
   if (g->alpha)
     print_expr(g->k, g->alpha, b);
   else
     sb_puts(b, "1.0f");
-  sb_puts(b, ", kf_beta = 0.0f;\n");
+  sb_puts(b, beta ? ", kf_beta = 0.0f;\n" : ";\n");
 }
 
 /* The comment that says why B goes first. */
@@ -672,7 +672,7 @@ static void print_sgemm(const gemm *g, const char *an, const char *bn, const cha
   sb_puts(b, "  static cublasHandle_t kf_handle = [] { // made once, bound to the caller's stream at each call\n");
   sb_puts(b, "    cublasHandle_t h = nullptr;\n    cublasCreate(&h);\n    return h;\n  }();\n");
   sb_puts(b, "  cublasSetStream(kf_handle, kf_stream);\n");
-  print_alpha(g, b);
+  print_alpha(g, 1, b);
   print_view(g, an, bn, cn, "", b);
   sb_printf(b, "  cublasSgemm%s(kf_handle, %s, %s, ", g->batched ? "StridedBatched" : "",
             g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N", g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
@@ -703,48 +703,31 @@ static void print_sgemm(const gemm *g, const char *an, const char *bn, const cha
   sb_puts(b, ");\n}\n");
 }
 
-/* The column-major shape of operand X as stored: rows, columns, leading dimension. */
-static void print_layout(const gemm *g, const char *var, const poly *rows, const poly *cols, const poly *ld,
-                         strbuf *b) {
-  sb_printf(b, "  cublasLtMatrixLayoutCreate(&%s, CUDA_R_32F, ", var);
-  print_int(g, rows, b);
-  sb_puts(b, ", ");
-  print_int(g, cols, b);
-  sb_puts(b, ", ");
-  print_int(g, ld, b);
-  sb_puts(b, ");\n");
-}
-
-/* The body with a bias: one cublasLtMatmul whose epilogue adds the bias down the rows of
- * the column-major result (the columns of the row-major C). */
+/* The body with a bias: kf_sgemm_bias (kf_sgemm_batched.cuh), one cublasLtMatmul whose
+ * epilogue adds the bias down the rows of the column-major result (the columns of the
+ * row-major C), its descriptors and engine made at the first call of the shape and kept;
+ * the bias then the product where cuBLASLt cannot take it. False (the reference kernel
+ * runs) where neither can. */
 static void print_lt(const gemm *g, const char *an, const char *bn, const char *cn, strbuf *b) {
-  const kkernel *k = g->k;
-  sb_puts(b, "  static cublasLtHandle_t kf_handle = [] { // made once; the stream is the call's\n");
-  sb_puts(b, "    cublasLtHandle_t h = nullptr;\n    cublasLtCreate(&h);\n    return h;\n  }();\n");
-  sb_puts(b, "  static constexpr size_t kf_workspace_bytes = 32u << 20; // lets the library split k (few rows)\n");
-  sb_puts(b, "  static void *kf_workspace = [] { // allocated once\n");
-  sb_puts(b, "    void *p = nullptr;\n    return cudaMalloc(&p, kf_workspace_bytes) == cudaSuccess ? p : nullptr;\n  }();\n");
+  print_alpha(g, 0, b);
   print_view(g, an, bn, cn, ", the bias added down its rows", b);
-  sb_printf(b, "  const cublasOperation_t kf_opa = %s, kf_opb = %s;\n", g->tb ? "CUBLAS_OP_T" : "CUBLAS_OP_N",
-            g->ta ? "CUBLAS_OP_T" : "CUBLAS_OP_N");
-  sb_puts(b, "  const cublasLtEpilogue_t kf_epilogue = CUBLASLT_EPILOGUE_BIAS;\n");
-  sb_printf(b, "  const float *kf_bias = %s;\n", k->params[g->bias->param].name);
-  sb_puts(b, "  cublasLtMatmulDesc_t kf_op;\n");
-  sb_puts(b, "  cublasLtMatmulDescCreate(&kf_op, CUBLAS_COMPUTE_32F, CUDA_R_32F); // FP32, no TF32\n");
-  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_TRANSA, &kf_opa, sizeof kf_opa);\n");
-  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_TRANSB, &kf_opb, sizeof kf_opb);\n");
-  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &kf_epilogue, sizeof kf_epilogue);\n");
-  sb_puts(b, "  cublasLtMatmulDescSetAttribute(kf_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &kf_bias, sizeof kf_bias);\n");
-  sb_puts(b, "  cublasLtMatrixLayout_t kf_a, kf_b, kf_c;\n");
-  /* the first operand is B as stored: N x K (op N) or K x N (op T), column-major */
-  print_layout(g, "kf_a", g->tb ? &g->K : &g->N, g->tb ? &g->N : &g->K, &g->ldb, b);
-  print_layout(g, "kf_b", g->ta ? &g->M : &g->K, g->ta ? &g->K : &g->M, &g->lda, b);
-  print_layout(g, "kf_c", &g->N, &g->M, &g->ldc, b);
-  print_alpha(g, b);
-  sb_printf(b, "  cublasLtMatmul(kf_handle, kf_op, &kf_alpha, %s, kf_a, %s, kf_b, &kf_beta, %s, kf_c, %s, kf_c, nullptr,\n"
-               "                 kf_workspace, kf_workspace ? kf_workspace_bytes : 0, kf_stream);\n", bn, an, cn, cn);
-  sb_puts(b, "  cublasLtMatrixLayoutDestroy(kf_c);\n  cublasLtMatrixLayoutDestroy(kf_b);\n"
-             "  cublasLtMatrixLayoutDestroy(kf_a);\n  cublasLtMatmulDescDestroy(kf_op);\n}\n");
+  sb_puts(b, "  const kf_sgemm_shape kf_shape = {");
+  const poly *dims[] = {&g->M, &g->N, &g->K};
+  for (int i = 0; i < 3; i++) {
+    sb_puts(b, i ? ", (long long)(" : "(long long)(");
+    p_print(&g->A, dims[i], 0, b);
+    sb_puts(b, ")");
+  }
+  sb_printf(b, ", %s, %s,\n                                   ", g->ta ? "true" : "false", g->tb ? "true" : "false");
+  const poly *lds[] = {&g->lda, &g->ldb, &g->ldc};
+  for (int i = 0; i < 3; i++) {
+    sb_puts(b, i ? ", (long long)(" : "(long long)(");
+    p_print(&g->A, lds[i], 0, b);
+    sb_puts(b, ")");
+  }
+  sb_puts(b, ",\n                                   {1, 1}, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0};\n");
+  sb_printf(b, "  return kf_sgemm_bias(kf_shape, kf_alpha, %s, %s, %s, %s, kf_stream);\n}\n", an, bn, cn,
+            g->k->params[g->bias->param].name);
 }
 
 /* passes/cuda/kf_sgemm_batched.cuh, embedded at build time (lib/CMakeLists.txt) */
@@ -778,6 +761,14 @@ static int finish(variant *v, const pass_site *site, const kentry *e, const kste
   variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
                arena_printf(v->a, "gemm-cublas: %s -> %s (%s)", site->what, name, what));
   return 1;
+}
+
+/* What kf_sgemm_batched's cuBLASLt path needs besides cuBLAS: its plans are kept under a lock. */
+static void lt_includes(variant *v) {
+  variant_add_include(v, "<cublasLt.h>");
+  variant_add_include(v, "<cstdint>");
+  variant_add_include(v, "<cstring>");
+  variant_add_include(v, "<mutex>");
 }
 
 /* The launch becomes `if (!site(args, shape, stream)) <the launch>`: kf_sgemm_batched, with
@@ -872,8 +863,8 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
   sb_printf(&x, "%s)", pass_arg_text(m, e, call, st, -1));
   int ok = finish(v, site, e, call, st, x.s, 1, "<cublas_v2.h>", 1, name, t.s,
                   arena_printf(v->a, "cuBLAS, %s", shape.s), d);
-  if (ok)
-    variant_add_include(v, "<cublasLt.h>"); /* kf_sgemm_batched's bias through cuBLASLt's epilogue */
+  if (ok) /* kf_sgemm_batched's bias through cuBLASLt's epilogue */
+    lt_includes(v);
   sb_free(&t);
   sb_free(&x);
   sb_free(&shape);
@@ -915,7 +906,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             g.bias ? "cuBLASLt matmul with a bias epilogue"
                    : g.batched ? "cuBLAS strided-batched SGEMM" : "cuBLAS SGEMM",
             shape.s, g.batched ? " for each batch" : g.batch_arg ? " (the batches as rows)" : "");
-  sb_printf(&t, "static void %s(", name);
+  sb_printf(&t, "static %s %s(", g.bias ? "bool" : "void", name);
   pass_print_params(k, &t);
   if (g.rows_arg)
     sb_puts(&t, ", int kf_rows");
@@ -939,8 +930,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     xexpr_print(st->grid_z, &x);
   }
   sb_printf(&x, ", %s)", pass_arg_text(m, e, call, st, -1));
-  int ok = finish(v, site, e, call, st, x.s, 0, g.bias ? "<cublasLt.h>" : "<cublas_v2.h>", 0, name, t.s,
+  int ok = finish(v, site, e, call, st, x.s, g.bias != NULL, "<cublas_v2.h>", g.bias != NULL, name, t.s,
                   arena_printf(v->a, "%s, %s", g.bias ? "cuBLASLt" : "cuBLAS", shape.s), d);
+  if (ok && g.bias) /* kf_sgemm_bias's cuBLASLt plans, kept under a lock */
+    lt_includes(v);
   sb_free(&t);
   sb_free(&x);
   sb_free(&shape);

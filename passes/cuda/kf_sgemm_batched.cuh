@@ -80,11 +80,30 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
   return cudaGetLastError() == cudaSuccess;
 }
 
-// C = A B + bias[j] for one product (no batch): one cublasLtMatmul whose epilogue adds the bias
+// The largest power of two up to 16 that divides the address: the alignment cuBLASLt's
+// heuristic is told of, so that the engine it picks runs on these pointers.
+static unsigned kf_lt_align(const void *p) {
+  const unsigned long long v = (unsigned long long)p;
+  return v % 16 == 0 ? 16 : v % 8 == 0 ? 8 : 4;
+}
+
+// A cuBLASLt matmul for one shape, alignment and bias layout, made at its first call (the
+// descriptors and the engine the heuristic ranks first, as cublasLtMatmul picks it when given
+// none) and kept: a call then only sets the bias pointer and runs, so that the small products
+// of a recurrent network's time loop do not pay the heuristic at every step.
+struct kf_lt_plan {
+  long long key[10];            // m, n, k, lda, ldb, ldc, ta, tb, alignment of A, B, C and the bias
+  cublasLtMatmulDesc_t op;
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatmulAlgo_t algo;
+  bool usable;                  // the heuristic found an engine
+};
+
+// C = alpha A B + bias[j] for one product (no batch): one cublasLtMatmul whose epilogue adds the bias
 // down the rows of the column-major result (the columns of the row-major C), as eager's addmm
 // does. FP32 (CUBLAS_COMPUTE_32F, no TF32). False when cuBLASLt cannot take it (the caller then
 // fills C with the bias and adds the product).
-[[maybe_unused]] static bool kf_sgemm_lt_bias(const kf_sgemm_shape &s, const float *a, const float *b, float *c,
+[[maybe_unused]] static bool kf_sgemm_lt_bias(const kf_sgemm_shape &s, float alpha, const float *a, const float *b, float *c,
                                               const float *bias, cudaStream_t stream) {
   static cublasLtHandle_t handle = [] { // made once; the stream is the call's
     cublasLtHandle_t h = nullptr;
@@ -95,6 +114,9 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
     void *p = nullptr;
     return cudaMalloc(&p, workspace_bytes) == cudaSuccess ? p : nullptr;
   }();
+  static std::mutex lock; // the plans, and the bias pointer set on a plan's descriptor
+  static kf_lt_plan plans[32];
+  static int nplans = 0;
   const long long most = 2147483647;
   const long long sizes[] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc};
   for (long long v : sizes)
@@ -106,35 +128,86 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
   a += s.oa;
   b += s.ob;
   c += s.oc;
-  // column-major: C^T (n x m) = op(B^T) op(A^T); B goes first
-  const cublasOperation_t opa = s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = s.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  bool ok = cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa) == CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb) == CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
-                CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
-                CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, s.tb ? s.k : s.n, s.tb ? s.n : s.k, s.ldb) ==
-                CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, s.ta ? s.m : s.k, s.ta ? s.k : s.m, s.lda) ==
-                CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, s.n, s.m, s.ldc) == CUBLAS_STATUS_SUCCESS;
-  const float one = 1.0f, zero = 0.0f;
-  ok = ok && cublasLtMatmul(handle, op, &one, b, la, a, lb, &zero, c, lc, c, lc, nullptr, workspace,
-                            workspace ? workspace_bytes : 0, stream) == CUBLAS_STATUS_SUCCESS;
-  if (lc)
-    cublasLtMatrixLayoutDestroy(lc);
-  if (lb)
-    cublasLtMatrixLayoutDestroy(lb);
-  if (la)
-    cublasLtMatrixLayoutDestroy(la);
-  if (op)
-    cublasLtMatmulDescDestroy(op);
-  return ok;
+  const long long key[10] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.ta, s.tb, 0, 0};
+  const unsigned align[4] = {kf_lt_align(a), kf_lt_align(b), kf_lt_align(c), kf_lt_align(bias)};
+  std::lock_guard<std::mutex> hold(lock);
+  kf_lt_plan *plan = nullptr;
+  for (int i = 0; i < nplans && !plan; i++)
+    if (!memcmp(plans[i].key, key, sizeof(long long) * 8) &&
+        plans[i].key[8] == (long long)align[0] * 32 + align[1] && plans[i].key[9] == (long long)align[2] * 32 + align[3])
+      plan = &plans[i];
+  if (!plan) {
+    if (nplans == 32)
+      return false; // the caller's two-step path
+    plan = &plans[nplans++];
+    *plan = {};
+    memcpy(plan->key, key, sizeof key);
+    plan->key[8] = (long long)align[0] * 32 + align[1];
+    plan->key[9] = (long long)align[2] * 32 + align[3];
+    // column-major: C^T (n x m) = op(B^T) op(A^T); B goes first
+    const cublasOperation_t opa = s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = s.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const uint64_t bytes = workspace ? workspace_bytes : 0;
+    const uint32_t align_b = align[1], align_a = align[0], align_c = align[2], align_bias = align[3];
+    cublasLtMatmulPreference_t pref = nullptr;
+    cublasLtMatmulHeuristicResult_t found = {};
+    int nfound = 0;
+    plan->usable =
+        cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatrixLayoutCreate(&plan->la, CUDA_R_32F, s.tb ? s.k : s.n, s.tb ? s.n : s.k, s.ldb) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatrixLayoutCreate(&plan->lb, CUDA_R_32F, s.ta ? s.m : s.k, s.ta ? s.k : s.m, s.lda) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatrixLayoutCreate(&plan->lc, CUDA_R_32F, s.n, s.m, s.ldc) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes) ==
+            CUBLAS_STATUS_SUCCESS &&
+        // the first operand is B, the second A (column-major C^T = B^T A^T)
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_b,
+                                             sizeof align_b) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_a,
+                                             sizeof align_a) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
+                                             sizeof align_c) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
+                                             sizeof align_c) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulAlgoGetHeuristic(handle, plan->op, plan->la, plan->lb, plan->lc, plan->lc, pref, 1, &found,
+                                       &nfound) == CUBLAS_STATUS_SUCCESS &&
+        nfound == 1;
+    (void)align_bias; // the bias's alignment is part of the key: the engine read it as it was
+    if (pref)
+      cublasLtMatmulPreferenceDestroy(pref);
+    plan->algo = found.algo;
+  }
+  const float zero = 0.0f;
+  return plan->usable &&
+         cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
+             CUBLAS_STATUS_SUCCESS &&
+         cublasLtMatmul(handle, plan->op, &alpha, b, plan->la, a, plan->lb, &zero, c, plan->lc, c, plan->lc, &plan->algo,
+                        workspace, workspace ? workspace_bytes : 0, stream) == CUBLAS_STATUS_SUCCESS;
+}
+
+// C = bias (bias[bi * i + bj * j + b0]), then C += alpha A B (beta 1).
+[[maybe_unused]] static bool kf_sgemm_bias_then_product(const kf_sgemm_shape &s, float alpha, const float *a,
+                                                        const float *b, float *c, const float *bias, long long bi,
+                                                        long long bj, long long b0, cudaStream_t stream) {
+  if (!kf_sgemm_rows_fit(s) || s.n < 1)
+    return false;
+  kf_sgemm_rows<<<(unsigned)(s.m * s.count[0] * s.count[1]), 256, 0, stream>>>(c, s, 0, 0, 0, 0.0f, bias, bi, bj, b0);
+  return cudaGetLastError() == cudaSuccess && kf_sgemm_run(s, alpha, 1.0f, a, b, c, stream);
+}
+
+// C = alpha A B + bias[j] for one product: through cuBLASLt's epilogue, else in two steps.
+[[maybe_unused]] static bool kf_sgemm_bias(const kf_sgemm_shape &s, float alpha, const float *a, const float *b,
+                                           float *c, const float *bias, cudaStream_t stream) {
+  return kf_sgemm_lt_bias(s, alpha, a, b, c, bias, stream) ||
+         kf_sgemm_bias_then_product(s, alpha, a, b, c, bias, 0, 1, 0, stream);
 }
 
 // C = bias, then C += A B (beta 1): a bias the batch shares or not, along the rows or the columns;
@@ -142,11 +215,6 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
 [[maybe_unused]] static bool kf_sgemm_batched_bias(const kf_sgemm_shape &s, const float *a, const float *b, float *c,
                                                    const float *bias, long long bias_i, long long bias_j,
                                                    long long bias_0, cudaStream_t stream) {
-  if (bias_i == 0 && bias_j == 1 && kf_sgemm_lt_bias(s, a, b, c, bias + bias_0, stream))
-    return true;
-  if (!kf_sgemm_rows_fit(s) || s.n < 1)
-    return false;
-  kf_sgemm_rows<<<(unsigned)(s.m * s.count[0] * s.count[1]), 256, 0, stream>>>(c, s, 0, 0, 0, 0.0f, bias, bias_i,
-                                                                                bias_j, bias_0);
-  return cudaGetLastError() == cudaSuccess && kf_sgemm_run(s, 1.0f, 1.0f, a, b, c, stream);
+  return (bias_i == 0 && bias_j == 1 && kf_sgemm_lt_bias(s, 1.0f, a, b, c, bias + bias_0, stream)) ||
+         kf_sgemm_bias_then_product(s, 1.0f, a, b, c, bias, bias_i, bias_j, bias_0, stream);
 }

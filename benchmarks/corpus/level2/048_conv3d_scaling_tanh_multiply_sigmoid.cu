@@ -57,10 +57,12 @@ __global__ void sigmoid_map(const float* __restrict__ in, float* __restrict__ ou
 // kfuse: init b       uniform(-0.2,0.2)
 // kfuse: init scaling normal
 // kfuse: init bias    normal
-// The tolerance of the corpus's other convolutions: a sum of CI * 27 products that cuDNN
-// (eager's own path) adds in another order differs from this loop's by more than the
-// default rtol=1e-4 under the verifier's stress inputs.
-// kfuse: tol rtol=1e-3 atol=1e-4
+// Tolerance: KernelBench's own (1e-2), with a tighter atol. A sum of CI * 27 products that
+// cuDNN (eager's own path) adds in another order differs from this loop's, and the chain
+// after it (a scale of either sign, tanh, a multiplier of either sign, sigmoid) carries the
+// difference to the output: under the verifier's stress inputs (normal x100) a cuDNN
+// variant differs by 1.2e-3 at outputs near 0.5 (session 12), beyond rtol=1e-3.
+// kfuse: tol rtol=1e-2 atol=1e-3
 // kfuse: assume D >= 3 && H >= 3 && W >= 3
 // kfuse: tune  N=128 CI=3 D=16 H=64 W=64 CO=16
 // kfuse: check N=3 CI=2 D=5 H=7 W=9 CO=5

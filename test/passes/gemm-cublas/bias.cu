@@ -1,33 +1,39 @@
 // A linear layer, the sum plus a bias per output feature (in the store, or as the sum's
-// initial value), becomes one cublasLtMatmul whose epilogue adds the bias: row-major
-// y = x w^T + b is column-major y^T = w x^T with b added down y^T's rows. FP32 compute (no
-// TF32), a 32 MiB workspace allocated once; cublasLt.h joins the includes; the block's size
-// may be a template parameter. The output compiles.
+// initial value), becomes kf_sgemm_bias: one cublasLtMatmul whose epilogue adds the bias
+// (row-major y = x w^T + b is column-major y^T = w x^T with b added down y^T's rows), its
+// descriptors and engine made at the shape's first call and kept, FP32 compute (no TF32);
+// the bias then the product where cuBLASLt cannot, the reference kernel where neither can
+// (`if (!site(...)) launch`). cublasLt.h and what the plans' lock needs join the includes;
+// the block's size may be a template parameter. The output compiles.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
 // RUN: FileCheck %s < %t.cu
 // CHECK: #include <cuda_runtime.h>
+// CHECK-NEXT: #include <cublas_v2.h>
 // CHECK-NEXT: #include <cublasLt.h>
+// CHECK-NEXT: #include <cstdint>
+// CHECK-NEXT: #include <cstring>
+// CHECK-NEXT: #include <mutex>
+// CHECK: struct kf_lt_plan {
+// CHECK: {{^}}{{\[\[}}maybe_unused]] static bool kf_sgemm_bias(
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: linear (line {{[0-9]+}}) as one cuBLASLt matmul with a bias epilogue, FP32: y = x x w (stored transposed) + b
-// CHECK-NEXT: static void linear_cublas(const float *x, const float *w, const float *b, float *y, int M, int K, int N, cudaStream_t kf_stream) {
-// CHECK:        static constexpr size_t kf_workspace_bytes = 32u << 20; // lets the library split k (few rows)
-// CHECK-NEXT:   static void *kf_workspace = [] { // allocated once
-// CHECK:        // row-major y (M x N) is column-major y^T = w^T x^T, the bias added down its rows: w first
-// CHECK-NEXT:   const cublasOperation_t kf_opa = CUBLAS_OP_T, kf_opb = CUBLAS_OP_N;
-// CHECK-NEXT:   const cublasLtEpilogue_t kf_epilogue = CUBLASLT_EPILOGUE_BIAS;
-// CHECK-NEXT:   const float *kf_bias = b;
-// CHECK:        cublasLtMatmulDescCreate(&kf_op, CUBLAS_COMPUTE_32F, CUDA_R_32F); // FP32, no TF32
-// CHECK:        cublasLtMatrixLayoutCreate(&kf_a, CUDA_R_32F, (int)(K), (int)(N), (int)(K));
-// CHECK-NEXT:   cublasLtMatrixLayoutCreate(&kf_b, CUDA_R_32F, (int)(K), (int)(M), (int)(K));
-// CHECK-NEXT:   cublasLtMatrixLayoutCreate(&kf_c, CUDA_R_32F, (int)(N), (int)(M), (int)(N));
-// CHECK:        cublasLtMatmul(kf_handle, kf_op, &kf_alpha, w, kf_a, x, kf_b, &kf_beta, y, kf_c, y, kf_c, nullptr,
-// CHECK-NEXT:                  kf_workspace, kf_workspace ? kf_workspace_bytes : 0, kf_stream);
+// CHECK-NEXT: static bool linear_cublas(const float *x, const float *w, const float *b, float *y, int M, int K, int N, cudaStream_t kf_stream) {
+// CHECK-NEXT:   const float kf_alpha = 1.0f;
+// CHECK-NEXT:   // row-major y (M x N) is column-major y^T = w^T x^T, the bias added down its rows: w first
+// CHECK-NEXT:   const kf_sgemm_shape kf_shape = {(long long)(M), (long long)(N), (long long)(K), false, true,
+// CHECK-NEXT:                                    (long long)(K), (long long)(K), (long long)(N),
+// CHECK-NEXT:                                    {1, 1}, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0};
+// CHECK-NEXT:   return kf_sgemm_bias(kf_shape, kf_alpha, x, w, y, b, kf_stream);
+// CHECK-NEXT: }
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: linear_init (line {{[0-9]+}}) as one cuBLASLt matmul with a bias epilogue, FP32: y = x x w (stored transposed) + b
 // CHECK-LABEL: {{^}}extern "C" void linears(
-// CHECK:        linear_cublas(x, w, b, y1, M, K, N, stream);
-// CHECK-NEXT:   linear_init_cublas(x, w, b, y2, M, K, N, stream);
-// CHECK-NEXT:   linear_t_cublas(x, w, b, y3, M, K, N, stream);
+// CHECK:        if (!linear_cublas(x, w, b, y1, M, K, N, stream))
+// CHECK-NEXT:     linear<<<
+// CHECK-NEXT:   if (!linear_init_cublas(x, w, b, y2, M, K, N, stream))
+// CHECK-NEXT:     linear_init<<<
+// CHECK-NEXT:   if (!linear_t_cublas(x, w, b, y3, M, K, N, stream))
+// CHECK-NEXT:     linear_t<128><<<
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 
