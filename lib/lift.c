@@ -537,6 +537,21 @@ static int index_expression(lifter *L, CXCursor k, int depth) {
   return 1;
 }
 
+/* The definition of the function a call (children ch: the callee, then the arguments)
+ * names, when it is a function defined in this file taking as many parameters as the call
+ * passes (their count in *np); else a null cursor. */
+static CXCursor file_function(lifter *L, CXCursor ref, cxlist ch, int *np) {
+  CXCursor def = clang_getCursorDefinition(ref);
+  CXFile f = NULL;
+  if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl)
+    return clang_getNullCursor();
+  clang_getSpellingLocation(clang_getCursorLocation(def), &f, NULL, NULL, NULL);
+  *np = clang_Cursor_getNumArguments(def);
+  if (!f || !clang_File_isEqual(f, L->c->file) || *np < 0 || ch.n != *np + 1)
+    return clang_getNullCursor();
+  return def;
+}
+
 /* A call of a __device__ function of this file that returns an integer computed from its
  * parameters alone (`nchw(n, c, h, w, C, H, W)`, an index): its return expression, each
  * parameter the argument cast to the parameter's type, the whole cast to the function's
@@ -546,15 +561,9 @@ static int index_expression(lifter *L, CXCursor k, int depth) {
 static kexpr *inline_index_call(lifter *L, CXCursor k, CXCursor ref, cxlist ch) {
   if (L->ninline || !ktype_is_int(cx_ktype(clang_getCursorType(k))))
     return NULL;
-  CXCursor def = clang_getCursorDefinition(ref);
-  CXFile f;
-  if (clang_Cursor_isNull(def) || clang_getCursorKind(def) != CXCursor_FunctionDecl)
-    return NULL;
-  clang_getSpellingLocation(clang_getCursorLocation(def), &f, NULL, NULL, NULL);
-  if (!f || !clang_File_isEqual(f, L->c->file))
-    return NULL;
-  int np = clang_Cursor_getNumArguments(def);
-  if (np < 0 || ch.n != np + 1)
+  int np;
+  CXCursor def = file_function(L, ref, ch, &np);
+  if (clang_Cursor_isNull(def))
     return NULL;
   CXCursor body = clang_getNullCursor();
   cxlist dch = cx_children(L->c, def);
@@ -647,14 +656,9 @@ static CXCursor inlinable_body(lifter *L, CXCursor def, int nargs, CXCursor *ret
  * is the return expression, or a local holding it. NULL (and no failure) where the call
  * stays a call. */
 static kexpr *inline_call(lifter *L, CXCursor k, CXCursor ref, cxlist ch) {
-  CXCursor def = clang_getCursorDefinition(ref), ret;
-  CXFile f = NULL;
-  if (L->no_hoist || L->ninline || L->inline_depth >= 4 || clang_Cursor_isNull(def) ||
-      clang_getCursorKind(def) != CXCursor_FunctionDecl)
-    return NULL;
-  clang_getSpellingLocation(clang_getCursorLocation(def), &f, NULL, NULL, NULL);
-  int np = clang_Cursor_getNumArguments(def);
-  if (!f || !clang_File_isEqual(f, L->c->file) || np < 0 || ch.n != np + 1)
+  int np;
+  CXCursor ret, def = file_function(L, ref, ch, &np);
+  if (L->no_hoist || L->ninline || L->inline_depth >= 4 || clang_Cursor_isNull(def))
     return NULL;
   CXCursor body = inlinable_body(L, def, np, &ret);
   if (clang_Cursor_isNull(body))

@@ -703,6 +703,15 @@ static void print_sgemm(const gemm *g, const char *an, const char *bn, const cha
   sb_puts(b, ");\n}\n");
 }
 
+/* Three of kf_sgemm_shape's fields: (long long)(p), ... */
+static void print_longs(const gemm *g, const poly *const p[3], strbuf *b) {
+  for (int i = 0; i < 3; i++) {
+    sb_puts(b, i ? ", (long long)(" : "(long long)(");
+    p_print(&g->A, p[i], 0, b);
+    sb_puts(b, ")");
+  }
+}
+
 /* The body with a bias: kf_sgemm_bias (kf_sgemm_batched.cuh), one cublasLtMatmul whose
  * epilogue adds the bias down the rows of the column-major result (the columns of the
  * row-major C), its descriptors and engine made at the first call of the shape and kept;
@@ -712,19 +721,9 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
   print_alpha(g, 0, b);
   print_view(g, an, bn, cn, ", the bias added down its rows", b);
   sb_puts(b, "  const kf_sgemm_shape kf_shape = {");
-  const poly *dims[] = {&g->M, &g->N, &g->K};
-  for (int i = 0; i < 3; i++) {
-    sb_puts(b, i ? ", (long long)(" : "(long long)(");
-    p_print(&g->A, dims[i], 0, b);
-    sb_puts(b, ")");
-  }
+  print_longs(g, (const poly *[]){&g->M, &g->N, &g->K}, b);
   sb_printf(b, ", %s, %s,\n                                   ", g->ta ? "true" : "false", g->tb ? "true" : "false");
-  const poly *lds[] = {&g->lda, &g->ldb, &g->ldc};
-  for (int i = 0; i < 3; i++) {
-    sb_puts(b, i ? ", (long long)(" : "(long long)(");
-    p_print(&g->A, lds[i], 0, b);
-    sb_puts(b, ")");
-  }
+  print_longs(g, (const poly *[]){&g->lda, &g->ldb, &g->ldc}, b);
   sb_puts(b, ",\n                                   {1, 1}, {0, 0}, {0, 0}, {0, 0}, 0, 0, 0};\n");
   sb_printf(b, "  return kf_sgemm_bias(kf_shape, kf_alpha, %s, %s, %s, %s, kf_stream);\n}\n", an, bn, cn,
             g->k->params[g->bias->param].name);

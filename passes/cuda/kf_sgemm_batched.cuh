@@ -82,7 +82,7 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
 
 // The largest power of two up to 16 that divides the address: the alignment cuBLASLt's
 // heuristic is told of, so that the engine it picks runs on these pointers.
-static unsigned kf_lt_align(const void *p) {
+static uint32_t kf_lt_align(const void *p) {
   const unsigned long long v = (unsigned long long)p;
   return v % 16 == 0 ? 16 : v % 8 == 0 ? 8 : 4;
 }
@@ -92,7 +92,7 @@ static unsigned kf_lt_align(const void *p) {
 // none) and kept: a call then only sets the bias pointer and runs, so that the small products
 // of a recurrent network's time loop do not pay the heuristic at every step.
 struct kf_lt_plan {
-  long long key[10];            // m, n, k, lda, ldb, ldc, ta, tb, alignment of A, B, C and the bias
+  long long key[10];            // m, n, k, lda, ldb, ldc, ta, tb, the alignments of A and B, of C and the bias
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t la, lb, lc;
   cublasLtMatmulAlgo_t algo;
@@ -128,13 +128,13 @@ struct kf_lt_plan {
   a += s.oa;
   b += s.ob;
   c += s.oc;
-  const long long key[10] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.ta, s.tb, 0, 0};
-  const unsigned align[4] = {kf_lt_align(a), kf_lt_align(b), kf_lt_align(c), kf_lt_align(bias)};
+  const uint32_t align_a = kf_lt_align(a), align_b = kf_lt_align(b), align_c = kf_lt_align(c);
+  const long long key[10] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.ta, s.tb, align_a * 32 + align_b,
+                             align_c * 32 + kf_lt_align(bias)};
   std::lock_guard<std::mutex> hold(lock);
   kf_lt_plan *plan = nullptr;
   for (int i = 0; i < nplans && !plan; i++)
-    if (!memcmp(plans[i].key, key, sizeof(long long) * 8) &&
-        plans[i].key[8] == (long long)align[0] * 32 + align[1] && plans[i].key[9] == (long long)align[2] * 32 + align[3])
+    if (!memcmp(plans[i].key, key, sizeof key))
       plan = &plans[i];
   if (!plan) {
     if (nplans == 32)
@@ -142,13 +142,10 @@ struct kf_lt_plan {
     plan = &plans[nplans++];
     *plan = {};
     memcpy(plan->key, key, sizeof key);
-    plan->key[8] = (long long)align[0] * 32 + align[1];
-    plan->key[9] = (long long)align[2] * 32 + align[3];
     // column-major: C^T (n x m) = op(B^T) op(A^T); B goes first
     const cublasOperation_t opa = s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = s.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
     const uint64_t bytes = workspace ? workspace_bytes : 0;
-    const uint32_t align_b = align[1], align_a = align[0], align_c = align[2], align_bias = align[3];
     cublasLtMatmulPreference_t pref = nullptr;
     cublasLtMatmulHeuristicResult_t found = {};
     int nfound = 0;
@@ -180,7 +177,6 @@ struct kf_lt_plan {
         cublasLtMatmulAlgoGetHeuristic(handle, plan->op, plan->la, plan->lb, plan->lc, plan->lc, pref, 1, &found,
                                        &nfound) == CUBLAS_STATUS_SUCCESS &&
         nfound == 1;
-    (void)align_bias; // the bias's alignment is part of the key: the engine read it as it was
     if (pref)
       cublasLtMatmulPreferenceDestroy(pref);
     plan->algo = found.algo;
