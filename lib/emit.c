@@ -64,6 +64,17 @@ static void text_steps(const kmodel *m, const kentry *e, const kstep *v, int n, 
                 s->kernel < 0 ? " (kernel not in this file)" : "");
       if (s->kernel >= 0 && m->kernels[s->kernel].instance)
         sb_printf(b, " (instance %s)", m->kernels[s->kernel].name);
+      int ints = 0; /* a template's integral arguments as instantiated (types as ?) */
+      for (int t = 0; t < s->ntargs; t++)
+        ints += s->targ_int[t];
+      for (int t = 0; ints && s->kernel >= 0 && m->kernels[s->kernel].is_template && t < s->ntargs; t++) {
+        sb_puts(b, t ? ", " : " template <");
+        if (s->targ_int[t])
+          sb_printf(b, "%lld", s->targs[t]);
+        else
+          sb_puts(b, "?");
+        sb_puts(b, t == s->ntargs - 1 ? ">" : "");
+      }
       break;
     case KS_ALLOC:
       sb_printf(b, " %s = %s(%s)", s->var ? s->var : "?", s->callee, s->size ? s->size : "?");

@@ -387,9 +387,11 @@ static kexpr *lift_subscript(lifter *L, CXCursor k) {
     kexpr *x = lift_expr(L, idx[i]);
     if (!x)
       return NULL;
-    if (i < n - 1)
-      x = add_exprs(L, add_exprs(L, e->a, int_literal(L, x, L->k->vars[var].dims[n - 1 - i]), KO_MUL),
-                    x, KO_ADD);
+    if (i < n - 1) {
+      const kvar *kv = &L->k->vars[var];
+      kexpr *ext = kv->dim_exprs ? kv->dim_exprs[n - 1 - i] : int_literal(L, x, kv->dims[n - 1 - i]);
+      x = add_exprs(L, add_exprs(L, e->a, ext, KO_MUL), x, KO_ADD);
+    }
     e->a = x;
   }
   return e;
@@ -1121,10 +1123,28 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
     dependent |= at.kind == CXType_DependentSizedArray;
     dims[ndims++] = at.kind == CXType_ConstantArray ? clang_getArraySize(at) : -1;
   }
+  /* Extents from a template parameter (`T s[TILE][TILE + 1]`) are kept as expressions: the
+   * declaration's expression children, the innermost extent's first. */
+  kexpr *dim_e[KFUSE_MAX_ARRAY_DIMS] = {0};
+  const char *dim_t[KFUSE_MAX_ARRAY_DIMS] = {0};
+  if (ndims > 1 && dependent && !has_init) {
+    int ne = 0;
+    for (int i = 0; i < ch.n; i++)
+      if (clang_isExpression(clang_getCursorKind(ch.v[i]))) {
+        if (ne == ndims || !(dim_e[ndims - 1 - ne] = lift_expr(L, ch.v[i])))
+          return NULL;
+        dim_t[ndims - 1 - ne++] = cx_text(L->c, ch.v[i]);
+      }
+    for (int i = 0; ne == ndims && i < ndims; i++)
+      if (dims[i] <= 0 && !dim_t[i])
+        ne = 0;
+    if (ne != ndims)
+      memset(dim_e, 0, sizeof dim_e);
+  }
   for (int i = 0; ndims > 1 && i < ndims; i++)
-    if (dims[i] <= 0) {
+    if (dims[i] <= 0 && !dim_e[i]) {
       opaque(L, var, "multi-dimensional array '%s' whose extents %s", cx_spelling(L->c, var),
-             dependent ? "depend on a template parameter" : "are not all constant");
+             dependent ? "depend on a template parameter in a way kfuse does not read" : "are not all constant");
       return NULL;
     }
   if (is_array && has_init) {
@@ -1158,7 +1178,19 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
     kv->type_spelling = cx_str(L->c->a, clang_getTypeSpelling(elem));
     long long n = clang_getArraySize(canon);
     kv->ndims = ndims;
-    if (ndims > 1) {
+    if (ndims > 1 && dim_e[0]) { /* the element count as an expression of the extents */
+      strbuf sz = {0};
+      kv->dims = arena_alloc(L->c->a, sizeof *kv->dims * (size_t)ndims);
+      kv->dim_exprs = arena_alloc(L->c->a, sizeof *kv->dim_exprs * (size_t)ndims);
+      for (int i = 0; i < ndims; i++) {
+        kv->dims[i] = -1;
+        kv->dim_exprs[i] = dim_e[i];
+        sb_printf(&sz, "%s(%s)", i ? " * " : "", dim_t[i]);
+      }
+      n = -1;
+      kv->size = arena_strdup(L->c->a, sz.s);
+      free(sz.s);
+    } else if (ndims > 1) {
       kv->dims = arena_alloc(L->c->a, sizeof *kv->dims * (size_t)ndims);
       for (int i = 0; i < ndims; i++) {
         kv->dims[i] = dims[i];
@@ -1170,7 +1202,8 @@ static kstmt *lift_decl(lifter *L, CXCursor var, int in_for) {
           n = dims[i];
       }
     }
-    kv->size = n >= 0 ? arena_printf(L->c->a, "%lld", n) : NULL;
+    if (!kv->dim_exprs)
+      kv->size = n >= 0 ? arena_printf(L->c->a, "%lld", n) : NULL;
     if (shared)
       L->k->uses_shared = 1;
   }

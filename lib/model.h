@@ -177,6 +177,11 @@ typedef struct kstep {
   int grid_param, block_param, stream_param; /* KS_LAUNCH inside a host helper: 1 + the index
                          * of the helper's parameter that the grid, block or stream names as
                          * it is (never assigned there), else 0 */
+  long long *targs;     /* KS_LAUNCH of a template kernel: its template arguments as clang
+                         * instantiates the launch (k<T> with T a constexpr is k<16>): the
+                         * value of an integral one, 0 for another (targ_int says which) */
+  unsigned char *targ_int;
+  int ntargs;
   xexpr *block_dim[3];  /* KS_LAUNCH: the block's x, y and z extents, read as the grid's are
                          * (through a dim3 variable block_dim_var never assigned), else NULL */
   const char *block_dim_var;
@@ -250,7 +255,10 @@ typedef struct kvar {
   const char *size;           /* arrays: extent as written; of a multi-dimensional array,
                                * its element count (indices are flattened, row-major) */
   int ndims;                  /* arrays: dimensions (1 unless declared T a[N][M]...) */
-  long long *dims;            /* ndims > 1: the extent of each dimension */
+  long long *dims;            /* ndims > 1: the extent of each dimension (-1 where it depends
+                               * on a template parameter: then dim_exprs[i]) */
+  struct kexpr **dim_exprs;   /* ndims > 1 with an extent from a template parameter (`T
+                               * s[TILE][TILE + 1]`): each extent as an expression, else NULL */
   int nassign;                /* assignments after its declaration (0: single definition) */
   struct kexpr *init;         /* initial value, when declared with one */
   int is_const;
@@ -393,6 +401,9 @@ typedef struct kkernel {
   kloc body_loc;              /* the body, braces included */
   const char *header_text;    /* the text from the definition's start to the body's '{' */
   int is_template;
+  const char **tparams;       /* a template's parameters' names in order (NULL for an
+                               * unnamed one) */
+  int ntparams;
   kkparam *params;
   int nparams;
   kvar *vars;
@@ -443,6 +454,9 @@ typedef struct kmodel {
 
 /* Returns the kernel named name, or NULL. */
 kkernel *model_find_kernel(kmodel *m, const char *name);
+/* The value at launch st of k's integral template parameter `name`: 1 and *v, or 0 when k
+ * has no such parameter or the launch's argument is unknown. */
+int model_template_value(const kkernel *k, const kstep *st, const char *name, long long *v);
 /* The step of e numbered `index` (kstep.index), at the top level or inside host loops and
  * conditions (not inside host helpers, whose text every call shares), or NULL. */
 const kstep *model_find_step(const kentry *e, int index);

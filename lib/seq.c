@@ -669,6 +669,17 @@ static void launch_step(seqctx *s, CXCursor call, cxlist ch, int cfg_at, kstep *
   if (cfg.n > 4 && !cx_text(c, cfg.v[4]))
     st->stream = "0";
   CXCursor decl = clang_getCursorReferenced(call);
+  /* a template's arguments as clang instantiated the launch (a constexpr's value included) */
+  int nt = k && k->is_template ? clang_Cursor_getNumTemplateArguments(decl) : 0;
+  if (nt > 0) {
+    st->targs = arena_alloc(c->a, sizeof *st->targs * (size_t)nt);
+    st->targ_int = arena_alloc(c->a, (size_t)nt);
+    for (int i = 0; i < nt; i++) {
+      st->targ_int[i] = clang_Cursor_getTemplateArgumentKind(decl, (unsigned)i) == CXTemplateArgumentKind_Integral;
+      st->targs[i] = st->targ_int[i] ? clang_Cursor_getTemplateArgumentValue(decl, (unsigned)i) : 0;
+    }
+    st->ntargs = nt;
+  }
   add_args(s, st, ch, cfg_at + 1, decl);
   if (k && k->body && instance_launch(c->m, st)) /* functors inlined: the launch is of an instance */
     k = &c->m->kernels[st->kernel];

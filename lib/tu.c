@@ -320,6 +320,16 @@ static void add_kernel(cxctx *c, CXCursor fn) {
   kkernel *k = ARENA_PUSH(c->a, c->m->kernels, c->m->nkernels, c->m->cap_kernels);
   k->name = name;
   k->is_template = clang_getCursorKind(fn) == CXCursor_FunctionTemplate;
+  cxlist ch = k->is_template ? cx_children(c, fn) : (cxlist){0};
+  int cap = 0;
+  for (int i = 0; i < ch.n; i++) {
+    enum CXCursorKind ck = clang_getCursorKind(ch.v[i]);
+    if (ck == CXCursor_TemplateTypeParameter || ck == CXCursor_NonTypeTemplateParameter ||
+        ck == CXCursor_TemplateTemplateParameter) {
+      const char *pn = cx_spelling(c, ch.v[i]);
+      *ARENA_PUSH(c->a, k->tparams, k->ntparams, cap) = pn && *pn ? pn : NULL;
+    }
+  }
   cx_loc(c, fn, &k->loc);
   lift_kernel(c, fn, k);
 }
@@ -487,6 +497,15 @@ kmodel *tu_model(tu *t, diag *d) {
     return NULL;
   t->model = m;
   return m;
+}
+
+int model_template_value(const kkernel *k, const kstep *st, const char *name, long long *v) {
+  for (int i = 0; i < k->ntparams && i < st->ntargs; i++)
+    if (k->tparams[i] && !strcmp(k->tparams[i], name) && st->targ_int[i]) {
+      *v = st->targs[i];
+      return 1;
+    }
+  return 0;
 }
 
 kkernel *model_find_kernel(kmodel *m, const char *name) {

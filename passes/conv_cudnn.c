@@ -62,6 +62,7 @@
 #include "poly.h"
 #include "reduce.h"
 #include "sumprod.h"
+#include "tiles.h"
 
 enum { MAX_SP = 3, MAX_DIGITS = 16, MAX_LOOPS = 6, MAX_CONDS = 12, MAX_TPARAMS = 8, MAX_FACT = 8, MAX_POOL = 32, MAX_QUOT = 6, MAX_UNROLL = 27 };
 
@@ -1876,11 +1877,21 @@ static const char *unroll(conv *c) {
 /* ---- matching a launch ---- */
 
 /* The integer template arguments of the launch, by the kernel's template parameters'
- * names. Returns 0 when they are not all literals. */
+ * names: as clang instantiates the launch, else as literals in its text. Returns 0 when
+ * they are not all known integers. */
 static int bind_template(conv *c) {
   const kkernel *k = c->k;
   if (!k->is_template)
     return 1;
+  if (c->st->ntargs == k->ntparams) { /* the arguments as clang instantiated the launch */
+    for (int i = 0; i < k->ntparams; i++) {
+      if (!k->tparams[i] || !c->st->targ_int[i] || c->nt == MAX_TPARAMS)
+        return 0;
+      c->tname[c->nt] = k->tparams[i];
+      c->tval[c->nt++] = c->st->targs[i];
+    }
+    return 1;
+  }
   const char *h = k->header_text, *lt = strchr(h ? h : "", '<');
   const char *call = c->m->text + c->st->loc.begin, *end = c->m->text + c->st->loc.end;
   const char *la = call + strlen(c->st->callee ? c->st->callee : "");
@@ -1939,13 +1950,14 @@ static int sums_products(const kkernel *k, const kstmt *s) {
   return sums_products(k, s->then) || sums_products(k, s->orelse);
 }
 
-/* Reads launch st's kernel as a sum of products, its indices over the thread's digits, the
- * loops' variables and the entry's scalars (normalized); fills *c. NULL, or why not. */
-static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv *c) {
+/* Reads launch st's kernel (or `view`, a view of it) as a sum of products, its indices over
+ * the thread's digits, the loops' variables and the entry's scalars (normalized); fills *c.
+ * NULL, or why not. */
+static const char *walk(const kmodel *m, const kentry *e, const kstep *st, const kkernel *view, conv *c) {
   memset(c, 0, sizeof *c);
   if (st->kind != KS_LAUNCH || st->kernel < 0)
     return "is no launch of a kernel of this file";
-  const kkernel *k = &m->kernels[st->kernel];
+  const kkernel *k = view ? view : &m->kernels[st->kernel];
   c->m = m;
   c->e = e;
   c->st = st;
@@ -1954,6 +1966,8 @@ static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv 
   c->result = -1;
   if (!k->body || st->nargs != k->nparams || k->nloops < 1)
     return "is not lifted";
+  if (k->uses_shared || k->uses_sync || k->uses_atomics || k->uses_warp)
+    return "uses shared memory, barriers, atomics or warp functions";
   c->pc = (pctx){.A = &c->A, .m = m, .e = e, .k = k, .st = st};
   c->val = calloc((size_t)k->nvars, sizeof *c->val);
   c->has = calloc((size_t)k->nvars, 1);
@@ -1972,8 +1986,6 @@ static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv 
     return why;
   if (!c->store)
     return "stores nothing";
-  if (k->uses_shared || k->uses_sync || k->uses_atomics || k->uses_warp)
-    return "uses shared memory, barriers, atomics or warp functions";
   if (c->k->vars[c->acc].type != KT_F32 || k->params[c->store->param].type != KT_F32)
     return "is not single precision";
   for (int p = 0; p < k->nparams; p++)
@@ -2001,7 +2013,7 @@ static const char *walk(const kmodel *m, const kentry *e, const kstep *st, conv 
 /* Whether launch st is a naive convolution; fills *c. NULL, or why not (*quiet: not worth
  * a remark, the kernel sums no products in a loop nest). */
 static const char *match_body(const kmodel *m, const kentry *e, const kstep *st, conv *c, int *quiet) {
-  const char *why = walk(m, e, st, c);
+  const char *why = walk(m, e, st, NULL, c);
   const kkernel *k = c->k;
   *quiet = !k || (!c->term_seen && !(k->nloops >= 2 && sums_products(k, k->body)));
   if (why)
@@ -2061,7 +2073,21 @@ static void undivide(const conv *c, poly *p) {
 
 const char *sumprod_read(const kmodel *m, const kentry *e, const kstep *st, sumprod *out, int *quiet) {
   static conv c;
-  const char *why = walk(m, e, st, &c);
+  const kkernel *view = NULL;
+  if (st->kind == KS_LAUNCH && st->kernel >= 0 && m->kernels[st->kernel].uses_shared) {
+    /* shared tiles read back (tiles.h): the view's products are the tiled loop's */
+    kkernel *v = arena_alloc(m->arena, sizeof *v);
+    int tiled;
+    const char *twhy = tiles_read_back(m, e, st, &m->kernels[st->kernel], v, &tiled);
+    if (twhy) {
+      memset(out, 0, sizeof *out);
+      out->k = &m->kernels[st->kernel];
+      *quiet = !tiled;
+      return twhy;
+    }
+    view = v;
+  }
+  const char *why = walk(m, e, st, view, &c);
   const kkernel *k = c.k;
   release(&c);
   memset(out, 0, sizeof *out);
@@ -2114,7 +2140,8 @@ const char *sumprod_read(const kmodel *m, const kentry *e, const kstep *st, sump
 
 int sumprod_printable(const sumprod *s, const poly *p) {
   for (int i = 0; i < s->A.n; i++)
-    if (p_has(p, i) && (s->kind[i] != SP_SIZE || (strncmp(s->A.key[i], "s:", 2) && strncmp(s->A.key[i], "q:", 2))))
+    if (p_has(p, i) && (s->kind[i] != SP_SIZE || (strncmp(s->A.key[i], "s:", 2) && strncmp(s->A.key[i], "q:", 2) &&
+                                                  strncmp(s->A.key[i], "a:", 2))))
       return 0;
   return !p->bad;
 }

@@ -45,7 +45,9 @@
  * at most two levels (attention's (b, h) decoded from one coordinate). Offsets, leading
  * dimensions other than the extent (checked at run time by the helper), a scale, a bias
  * at any index of the row and column, and a mask linear in them (`s = fill; if (cond)
- * {...}`) are taken. The launch becomes `if (!site(args, shape, stream)) launch`:
+ * {...}`) are taken, and so are shared-memory tiled kernels, read through a view of the
+ * kernel whose tiles are read back as the loads that filled them (tiles.h). The launch
+ * becomes `if (!site(args, shape, stream)) launch`:
  * kf_sgemm_batched (passes/cuda/kf_sgemm_batched.cuh) runs the reference where cuBLAS
  * cannot take the shape. Both readings also take launches inside the entry's host loops.
  */
@@ -537,12 +539,42 @@ static const char *layout(dgemm *g, int kk, int mrow, int ncol, const int *lv, i
 
 /* Whether launch st is a GEMM whose batch is one or two thread coordinates (digits of a
  * decoded one: `b = bh / NH, h = bh % NH`); fills *g. NULL, or why not. */
+/* A size the front end does not read (an atom "a:TEXT": the launch's argument TEXT) is
+ * written as the launch's call writes it: inside a host helper, the caller's argument
+ * (level3/002's `fan_in[l]`), parenthesized unless a name or a subscript; one the call
+ * cannot write becomes "u:", which nothing prints. */
+static void launch_texts(const kmodel *m, const kentry *e, const kstep *st, sumprod *s) {
+  const kstep *call = NULL;
+  model_find_step_in_helpers(e, st->index, &call);
+  for (int a = 0; a < s->A.n; a++) {
+    if (strncmp(s->A.key[a], "a:", 2))
+      continue;
+    const char *t = NULL;
+    for (int i = 0; i < st->nargs && !t; i++)
+      if (st->args[i].ref == KREF_NONE && !strcmp(st->args[i].text, s->A.key[a] + 2))
+        t = pass_arg_text(m, e, call, st, i);
+    for (const char *c = t; c && *c; c++) /* written twice (the call, the shape): no effects */
+      if ((c[0] == '+' && c[1] == '+') || (c[0] == '-' && c[1] == '-') ||
+          (c[0] == '=' && (c == t || !strchr("=<>!", c[-1])) && c[1] != '=') ||
+          (c[0] == '(' && c > t && (c[-1] == '_' || (c[-1] >= 'a' && c[-1] <= 'z') || (c[-1] >= 'A' && c[-1] <= 'Z') ||
+                                    (c[-1] >= '0' && c[-1] <= '9'))))
+        t = NULL;
+    int plain = t && *t;
+    for (const char *c = t; plain && *c; c++)
+      plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+              *c == '[' || *c == ']' || *c == '.';
+    s->A.key[a] = !t ? arena_printf(m->arena, "u:%s", s->A.key[a] + 2)
+                  : arena_printf(m->arena, plain ? "a:%s" : "a:(%s)", t);
+  }
+}
+
 static const char *dmatch(const kmodel *m, const kentry *e, const kstep *st, dgemm *g, int *quiet) {
   memset(g, 0, sizeof *g);
   const char *why = sumprod_read(m, e, st, &g->s, quiet);
   const sumprod *s = &g->s;
   if (why)
     return why;
+  launch_texts(m, e, st, &g->s);
   if (s->bias && s->scale)
     return "scales a sum with a bias";
   g->read = 1;
@@ -621,7 +653,11 @@ static const char *site_match(const kmodel *m, const kentry *e, const kstep *st,
   const char *dwhy = dmatch(m, e, st, &y, &dquiet);
   if (!dwhy)
     return NULL;
-  /* the reason of the reading that went further */
+  /* the reason of the reading that went further (the second reads shared tiles back) */
+  if (x.k && x.k->uses_shared) {
+    *quiet = dquiet;
+    return dwhy;
+  }
   return y.read ? dwhy : why;
 }
 
@@ -780,13 +816,12 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
   const char *an = k->params[g->pa].name, *bn = k->params[g->pb].name, *cn = k->params[g->pc].name;
   strbuf t = {0}, x = {0}, shape = {0};
   const poly *P[] = {&g->M, &g->N, &g->K};
-  sb_printf(&shape, "%s = %s%s x %s%s for each of ", cn, an, g->ta ? " (stored transposed)" : "", bn,
+  sb_printf(&shape, "%s = %s%s x %s%s", cn, an, g->ta ? " (stored transposed)" : "", bn,
             g->tb ? " (stored transposed)" : "");
   for (int i = 0; i < g->nlevels; i++) {
-    sb_puts(&shape, i ? " x " : "");
+    sb_puts(&shape, i ? " x " : " for each of ");
     p_print(&g->s.A, &g->count[i], 0, &shape);
   }
-  sb_puts(&shape, g->nlevels ? "" : "1");
   if (g->s.nmasks) {
     sb_puts(&shape, ", ");
     print_expr(k, g->s.fill, &shape);
@@ -794,8 +829,10 @@ static int apply_batched(variant *v, const pass_site *site, const kentry *e, con
   }
   if (g->s.bias)
     sb_printf(&shape, ", plus %s", k->params[g->s.bias->param].name);
-  sb_printf(&t, "// kfuse gemm-cublas: %s (line %u) as cuBLAS strided-batched SGEMMs, FP32: %s\n", k->name,
-            k->loc.line, shape.s);
+  sb_printf(&t, "// kfuse gemm-cublas: %s (line %u)%s as %s, FP32: %s\n", k->name, k->loc.line,
+            m->kernels[st->kernel].uses_shared ? ", its shared-memory tiles read back as the loads that fill them,"
+                                               : "",
+            g->nlevels ? "cuBLAS strided-batched SGEMMs" : "one cuBLAS SGEMM", shape.s);
   sb_printf(&t, "static bool %s(", name);
   pass_print_params(k, &t);
   sb_printf(&t, ", const kf_sgemm_shape &kf_shape,%s cudaStream_t kf_stream) {\n",

@@ -446,12 +446,18 @@ void kpoly(pctx *c, const kexpr *e, poly *out) {
     else
       out->bad = 1;
     break;
-  case KE_CONST:
+  case KE_CONST: {
+    long long v;
+    if (e->text && c->st && c->k->is_template && model_template_value(c->k, c->st, e->text, &v)) {
+      p_const(out, v); /* a template parameter: its value at the launch */
+      break;
+    }
     if (c->builtins && e->text)
       p_atom(out, atom_id(c->A, arena_printf(c->m->arena, "k:%s", e->text)));
     else
       out->bad = 1;
     break;
+  }
   case KE_BINARY:
     kpoly(c, e->a, &a);
     kpoly(c, e->b, &b);

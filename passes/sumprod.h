@@ -42,7 +42,8 @@ typedef struct sumprod {
  * worth a remark, the kernel sums no products in a loop). */
 const char *sumprod_read(const kmodel *m, const kentry *e, const kstep *st, sumprod *out, int *quiet);
 
-/* Whether p names only the entry's scalars (and quotients of them): printable at the
+/* Whether p names only the entry's scalars (and quotients of them) and launch arguments
+ * ("a:" atoms, keyed by the text that writes them at the launch's call): printable at the
  * launch, over the entry's names (size atoms expanded by sumprod_read). */
 int sumprod_printable(const sumprod *s, const poly *p);
 

@@ -14,6 +14,18 @@ __global__ void transpose(const float* in, float* out, int R, int C) {
   if (x < R && y < C) out[y * R + x] = tile[threadIdx.x][threadIdx.y];
 }
 
+// The same with the tile's extents from a template parameter: kept as expressions.
+template <int TT>
+__global__ void transpose_t(const float* in, float* out, int R, int C) {
+  __shared__ float tile[TT][TT + 1];
+  int x = blockIdx.x * TT + threadIdx.x, y = blockIdx.y * TT + threadIdx.y;
+  if (x < C && y < R) tile[threadIdx.y][threadIdx.x] = in[y * C + x];
+  __syncthreads();
+  x = blockIdx.y * TT + threadIdx.x;
+  y = blockIdx.x * TT + threadIdx.y;
+  if (x < R && y < C) out[y * R + x] = tile[threadIdx.x][threadIdx.y];
+}
+
 // A per-thread 2x2x2 array, subscripted with sums (the printer must keep the parentheses).
 __global__ void cube(const float* out_t, float* out, int R, int C) {
   float v[2][2][2];
@@ -41,6 +53,9 @@ extern "C" void transpose_cube(const float* in, float* out, int R, int C, cudaSt
   float* t;
   cudaMallocAsync(&t, sizeof(float) * R * C, stream);
   transpose<<<dim3((C + T - 1) / T, (R + T - 1) / T), dim3(T, T), 0, stream>>>(in, t, R, C);
+  constexpr int kT = T;
+  transpose_t<kT><<<dim3((C + T - 1) / T, (R + T - 1) / T), dim3(T, T), 0, stream>>>(in, out, R, C);
+  transpose_t<kT><<<dim3((R + T - 1) / T, (C + T - 1) / T), dim3(T, T), 0, stream>>>(out, t, C, R);
   cube<<<(R * C + 255) / 256, 256, 0, stream>>>(t, out, R, C);
   cudaFreeAsync(t, stream);
 }
