@@ -449,11 +449,20 @@ typedef struct kmodel {
   int nkernels, cap_kernels;
   kfunctor *functors;
   int nfunctors, cap_functors;
+  kfunctor *functions;        /* the file's __device__ functions of scalar parameters whose
+                               * body is one `return e;` (`relu_f(v)`), lifted as functors
+                               * without fields (fn's parameters are the function's): what
+                               * a call of one computes, for passes that recognize values
+                               * (conv-cudnn's ReLU). Calls stay calls in the kernels */
+  int nfunctions, cap_functions;
   arena *arena;
 } kmodel;
 
 /* Returns the kernel named name, or NULL. */
 kkernel *model_find_kernel(kmodel *m, const char *name);
+/* The return expression of the file's scalar __device__ function `name` taking nargs
+ * parameters (over its parameters, KE_PARAM), or NULL. */
+const kexpr *model_function_value(const kmodel *m, const char *name, int nargs);
 /* The value at launch st of k's integral template parameter `name`: 1 and *v, or 0 when k
  * has no such parameter or the launch's argument is unknown. */
 int model_template_value(const kkernel *k, const kstep *st, const char *name, long long *v);

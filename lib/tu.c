@@ -452,6 +452,40 @@ typedef struct walk {
   annot_set *as;
 } walk;
 
+/* A __device__ function of scalar parameters whose body is one `return e;` with no load
+ * and no local (model.h's kmodel.functions); others are left out. */
+static void add_function(cxctx *c, CXCursor fn) {
+  int n = clang_Cursor_getNumArguments(fn);
+  if (n < 1 || n > 8 || cx_is_pointer(clang_getResultType(clang_getCursorType(fn))))
+    return;
+  for (int i = 0; i < n; i++) {
+    CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)i)));
+    if (cx_is_pointer(t) || t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+      return;
+  }
+  kfunctor f = {0};
+  f.name = cx_spelling(c, fn);
+  f.nargs = n;
+  CXType rt = clang_getResultType(clang_getCursorType(fn));
+  f.return_spelling = cx_str(c->a, clang_getTypeSpelling(rt));
+  f.return_type = cx_ktype(rt);
+  f.fn.name = f.name;
+  cx_loc(c, fn, &f.fn.loc);
+  lift_functor(c, fn, NULL, 0, &f.fn);
+  const kstmt *b = f.fn.body;
+  if (!b || b->kind != KST_BLOCK || b->nbody != 1 || b->body[0]->kind != KST_RETURN || !b->body[0]->value ||
+      f.fn.naccesses || f.fn.nvars)
+    return;
+  *ARENA_PUSH(c->a, c->m->functions, c->m->nfunctions, c->m->cap_functions) = f;
+}
+
+const kexpr *model_function_value(const kmodel *m, const char *name, int nargs) {
+  for (int i = 0; name && i < m->nfunctions; i++)
+    if (m->functions[i].nargs == nargs && !strcmp(m->functions[i].name, name))
+      return m->functions[i].fn.body->body[0]->value;
+  return NULL;
+}
+
 static enum CXChildVisitResult visit_top(CXCursor k, CXCursor parent, CXClientData data) {
   walk *w = data;
   cxctx *c = w->c;
@@ -471,6 +505,8 @@ static enum CXChildVisitResult visit_top(CXCursor k, CXCursor parent, CXClientDa
       add_kernel(c, k);
     else if (kind == CXCursor_FunctionDecl && !has_attr(c, k, CXCursor_CUDADeviceAttr))
       add_entry(c, k, w->as);
+    else if (kind == CXCursor_FunctionDecl)
+      add_function(c, k);
   }
   return CXChildVisit_Continue;
 }

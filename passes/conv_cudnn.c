@@ -2146,6 +2146,105 @@ int sumprod_printable(const sumprod *s, const poly *p) {
   return !p->bad;
 }
 
+/* ---- a ReLU folded in ---- */
+
+/* Whether a and b are the same expression, node for node. */
+static int same_expr(const kexpr *a, const kexpr *b) {
+  if (!a || !b)
+    return a == b;
+  if (a->kind != b->kind || a->nargs != b->nargs)
+    return 0;
+  switch (a->kind) {
+  case KE_INT: return a->ival == b->ival;
+  case KE_FLT: return a->fval == b->fval;
+  case KE_PARAM: return a->param == b->param;
+  case KE_VAR: return a->var == b->var;
+  case KE_BUILTIN: return a->builtin == b->builtin;
+  case KE_CONST: return a->text && b->text && !strcmp(a->text, b->text);
+  case KE_LOAD: return a->param == b->param && a->var == b->var && same_expr(a->a, b->a);
+  case KE_UNARY:
+  case KE_BINARY:
+    if (a->op != b->op)
+      return 0;
+    break;
+  case KE_CALL:
+  case KE_CAST:
+  case KE_MEMBER:
+    if (!a->text || !b->text || strcmp(a->text, b->text))
+      return 0;
+    break;
+  default: break;
+  }
+  for (int i = 0; i < a->nargs; i++)
+    if (!same_expr(a->args[i], b->args[i]))
+      return 0;
+  return same_expr(a->a, b->a) && same_expr(a->b, b->b) && same_expr(a->c, b->c);
+}
+
+/* x when e is max(x, 0) for every finite x: `x > 0 ? x : 0` (>=, or the comparison the
+ * other way round with the branches swapped), fmaxf, fmax or max of x and 0, or a call of
+ * the file's scalar function computing one of those of its parameter (`relu_f(v)`:
+ * kmodel.functions); else NULL. */
+static const kexpr *relu_of(const kmodel *m, const kexpr *e, int depth) {
+  e = kx_float_strip(e);
+  if (!e || depth > 4)
+    return NULL;
+  if (e->kind == KE_SELECT) {
+    const kexpr *c = kx_strip(e->a), *x = NULL;
+    int pos = 1; /* x is the true branch */
+    if (!c || c->kind != KE_BINARY)
+      return NULL;
+    int up = c->op == KO_GT || c->op == KO_GE, down = c->op == KO_LT || c->op == KO_LE;
+    if ((up && is_zero(c->b)) || (down && is_zero(c->a)))
+      x = up ? c->a : c->b; /* x > 0, 0 < x */
+    else if ((down && is_zero(c->b)) || (up && is_zero(c->a)))
+      x = down ? c->a : c->b, pos = 0; /* x < 0 ? 0 : x */
+    if (!x || !is_zero(pos ? e->c : e->b) || !same_expr(kx_float_strip(pos ? e->b : e->c), kx_float_strip(x)))
+      return NULL;
+    return x;
+  }
+  if (e->kind != KE_CALL || !e->text)
+    return NULL;
+  if (e->nargs == 2 && (!strcmp(e->text, "fmaxf") || !strcmp(e->text, "fmax") || !strcmp(e->text, "max")))
+    return is_zero(e->args[1]) ? e->args[0] : is_zero(e->args[0]) ? e->args[1] : NULL;
+  const kexpr *v = e->nargs == 1 ? model_function_value(m, e->text, 1) : NULL;
+  const kexpr *x = v ? kx_float_strip(relu_of(m, v, depth + 1)) : NULL;
+  return x && x->kind == KE_PARAM && x->param == 0 ? e->args[0] : NULL;
+}
+
+/* Whether the helper's launch after the convolution (st, its first) is a ReLU of y in
+ * place over exactly the convolution's outputs (SqueezeNet's conv_relu): `t[i] =
+ * relu(t[i])` for i < n, t the convolution's y and n the product of the ranges its store's
+ * index runs over (dense, as check() proved). The site then folds it into the bias pass. */
+static int folds_relu(conv *c, const kstep *call, const kstep *st) {
+  if (!call || c->transposed || call->nbody < 2 || call->body[0].index != st->index ||
+      call->body[1].kind != KS_LAUNCH)
+    return 0;
+  const kstep *r = &call->body[1];
+  pw_launch L;
+  const char *why;
+  if (!pw_analyze(c->m, c->e, r, &L, &why) || L.cond || L.nbody != 1 || !L.domain)
+    return 0;
+  const kstmt *s = L.body[0];
+  if (s->kind != KST_STORE || s->param < 0 || s->op != -1 || !pw_at_element(&L, s->access))
+    return 0;
+  const kexpr *x = kx_float_strip(relu_of(c->m, s->value, 0));
+  if (!x || x->kind != KE_LOAD || x->param != s->param || !pw_at_element(&L, x->access) ||
+      !karg_same(&r->args[s->param], &st->args[c->store->param]))
+    return 0;
+  poly n, count;
+  xpoly(&c->pc, L.domain, &n);
+  divisible_sizes(c, &n);
+  p_const(&count, 1);
+  for (int a = 0; a < c->A.n; a++)
+    if (c->kind[a] != A_UNIFORM && p_has(&c->iy, a)) {
+      if (!has_ub(c, a))
+        return 0;
+      p_mul(&count, &count, &c->ub[a]);
+    }
+  return !n.bad && !count.bad && same(c, &n, &count);
+}
+
 static const char *site_match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **k, int *quiet) {
   static conv x;
   const char *why = match(m, e, st, &x, quiet);
@@ -2234,6 +2333,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&what, ")");
   if (bn)
     sb_printf(&what, " + %s[channel]", bn);
+  int relu = folds_relu(&c, call, st);
+  if (relu)
+    sb_printf(&what, ", then max(%s, 0) (%s, line %u: the helper's ReLU, folded in)", yn, call->body[1].callee,
+              m->kernels[call->body[1].kernel].loc.line);
   const char *engine = values[0] < 0 ? "the fastest engine as timed"
                                      : arena_printf(v->a, "engine rank %d", values[0]);
   sb_printf(&t, "// kfuse conv-cudnn: %s (line %u) as cuDNN %sconvolution, FP32 (no TF32), %s:\n", k->name,
@@ -2246,9 +2349,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&t, "    const int (&kf_dilation)[%d], const int (&kf_out_pad)[%d], cudaStream_t kf_stream) {\n", c.nsp,
             c.nsp);
   sb_printf(&t, "  return %s(%s, %d, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, %s, %d, %s, %s, %s, %s,\n"
-                "      kf_stream);\n}\n",
-            helper_name, c.transposed ? "true" : "false", c.nsp, c.depthwise ? "kf_x[1]" : "1", values[0], xn, wn,
-            bn ? bn : "kf_no_bias", yn);
+                "      %skf_stream);\n}\n",
+            relu ? "kf_cudnn_conv_act" : helper_name, c.transposed ? "true" : "false", c.nsp,
+            c.depthwise ? "kf_x[1]" : "1", values[0], xn, wn, bn ? bn : "kf_no_bias", yn, relu ? "true, " : "");
   /* the call in place of the launch; the launch itself when cuDNN cannot run */
   sb_printf(&x, "%s(%s, %s, %s, %s,\n      ", name, pass_arg_text(m, e, call, st, c.xparam),
             pass_arg_text(m, e, call, st, c.wparam), c.bias ? pass_arg_text(m, e, call, st, c.bias->param) : "nullptr",
@@ -2271,7 +2374,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&x, ", ");
   print_polys(&c, c.out_pad, c.nsp, 0, &x);
   sb_printf(&x, ", %s)", pass_arg_text(m, e, call, st, -1));
-  int ok = pass_replace_launch(v, site->entry, call, st, x.s, 1);
+  int ok = pass_replace_launch(v, site->entry, call, st, x.s, 1, relu ? 2u : 0u);
   if (ok) {
     variant_add_include(v, "<cudnn.h>");
     variant_add_include(v, "<cstdint>");

@@ -784,7 +784,7 @@ static void print_pair(const dgemm *g, const poly *p, strbuf *b) {
 static int finish(variant *v, const pass_site *site, const kentry *e, const kstep *call, const kstep *st,
                   const char *cond, int fallback, const char *include, int helper, const char *name,
                   const char *text, const char *what, diag *d) {
-  if (!pass_replace_launch(v, site->entry, call, st, cond, fallback)) {
+  if (!pass_replace_launch(v, site->entry, call, st, cond, fallback, 0)) {
     diag_report(d, DIAG_WARNING, v->m->path, 0, 0, "gemm-cublas: overlapping changes at %s; the variant is dropped",
                 site->what);
     return 0;

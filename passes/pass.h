@@ -82,8 +82,10 @@ const char *pass_launch_text(const kmodel *m, const kentry *e, const kstep *call
  * when the launch is its one step (the call as the fallback); for the first launch of a
  * helper of several, `if (!cond) <the call>; else { <its other launches written out> }`
  * (without a fallback, a block of cond and the others: the helper may then be left
- * unused). Returns 0 when the statement was changed already. */
-int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback);
+ * unused), leaving out the launches i (of the helper's steps) with bit i of `folded` set:
+ * what cond does too. Returns 0 when the statement was changed already. */
+int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback,
+                        unsigned folded);
 /* The text that stands for launch st's argument i (i = -1: its stream) at the statement
  * the pass replaces: the argument as written, without a helper call; inside one, the
  * caller's argument where the launch passes a helper parameter through, or a scalar's

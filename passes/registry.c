@@ -258,12 +258,16 @@ const char *pass_launch_text(const kmodel *m, const kentry *e, const kstep *call
   return r;
 }
 
-int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback) {
+int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback,
+                        unsigned folded) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[entry];
   const kstep *r = pass_replaced(call, st);
   strbuf b = {0};
-  if (!call || call->nbody == 1) {
+  int rest = 0; /* the helper's launches written out after the substitute */
+  for (int i = 1; call && i < call->nbody; i++)
+    rest += i >= 32 || !(folded >> i & 1);
+  if (!call || call->nbody == 1 || (!rest && fallback)) {
     if (fallback) {
       sb_printf(&b, "if (!%s)\n    %.*s", cond, (int)(r->loc.end - r->loc.begin), m->text + r->loc.begin);
       /* the unbraced body of an if (`if (c) launch; else ...`): the statement keeps its own
@@ -286,7 +290,8 @@ int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *s
     else
       sb_printf(&b, "{ // %s(...), written out here\n%*s  %s;\n", call->callee, col, "", cond);
     for (int i = 1; i < call->nbody; i++)
-      sb_printf(&b, "%*s  %s;\n", col, "", pass_launch_text(m, e, call, &call->body[i]));
+      if (i >= 32 || !(folded >> i & 1))
+        sb_printf(&b, "%*s  %s;\n", col, "", pass_launch_text(m, e, call, &call->body[i]));
     sb_printf(&b, "%*s}", col, "");
   }
   int ok = variant_replace_step(v, entry, r, arena_strdup(v->a, b.s));

@@ -269,20 +269,26 @@ __global__ void kf_cudnn_interleave(kf_cudnn_phases ph, const float *__restrict_
   }
 }
 
-// y[n][c][...] += b[c]: a block per (n, c) plane, its threads along the plane
+// y[n][c][...] += b[c] (b: null for none), then max(y, 0) when relu (a ReLU the reference
+// runs next over y, folded in): a block per (n, c) plane, its threads along the plane
 __global__ void kf_cudnn_bias(const float *__restrict__ b, float *__restrict__ y, unsigned inner, unsigned channels,
-                              unsigned planes) {
+                              unsigned planes, bool relu) {
   for (unsigned plane = blockIdx.x; plane < planes; plane += gridDim.x) {
-    const float v = b[plane % channels];
+    const float v = b ? b[plane % channels] : 0.0f;
     float *yp = y + (size_t)plane * inner;
-    for (unsigned i = threadIdx.x; i < inner; i += blockDim.x)
-      yp[i] += v;
+    for (unsigned i = threadIdx.x; i < inner; i += blockDim.x) {
+      const float r = yp[i] + v;
+      yp[i] = relu ? (r > 0.0f ? r : 0.0f) : r;
+    }
   }
 }
 
-static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,
-                          const int *stride, const int *dilation, const int *out_pad, int groups, int algo_rank,
-                          const float *x, const float *w, const float *b, float *y, cudaStream_t stream) {
+static bool kf_cudnn_conv_act(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,
+                              const int *stride, const int *dilation, const int *out_pad, int groups, int algo_rank,
+                              const float *x, const float *w, const float *b, float *y, bool relu,
+                              cudaStream_t stream) {
+  if (relu && transposed)
+    return false;
   static cudnnHandle_t handle = [] {
     cudnnHandle_t h = nullptr;
     return cudnnCreate(&h) == CUDNN_STATUS_SUCCESS ? h : nullptr;
@@ -471,12 +477,12 @@ static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *w
   if (!transposed) {
     if (!kf_cudnn_execute(handle, plan[0]->plan, x, w, y, wsp))
       return false;
-    if (b) {
+    if (b || relu) {
       const long long planes = total / inner;
       const unsigned threads = inner >= 256 ? 256 : (unsigned)(inner + 31) / 32 * 32;
       kf_cudnn_bias<<<(unsigned)(planes < 65536 ? planes : 65536), threads, 0, stream>>>(b, y, (unsigned)inner,
                                                                                           (unsigned)yd[1],
-                                                                                          (unsigned)planes);
+                                                                                          (unsigned)planes, relu);
     }
     return cudaGetLastError() == cudaSuccess;
   }
@@ -492,4 +498,12 @@ static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *w
   const unsigned threads = width >= 256 ? 256 : (unsigned)(width + 31) / 32 * 32;
   kf_cudnn_interleave<<<(unsigned)(rows < 65536 ? rows : 65536), threads, 0, stream>>>(ph, z, b, y, (unsigned)rows);
   return cudaGetLastError() == cudaSuccess;
+}
+
+[[maybe_unused]] static bool kf_cudnn_conv(bool transposed, int sp, const int *xdim, const int *wdim, const int *pad,
+                                           const int *stride, const int *dilation, const int *out_pad, int groups,
+                                           int algo_rank, const float *x, const float *w, const float *b, float *y,
+                                           cudaStream_t stream) {
+  return kf_cudnn_conv_act(transposed, sp, xdim, wdim, pad, stride, dilation, out_pad, groups, algo_rank, x, w, b, y,
+                           false, stream);
 }

@@ -8,15 +8,22 @@
 // parameter before the launch (its width is then no size kfuse knows), and one that
 // launches on a buffer it computes. A helper of two launches (the
 // convolution, then a ReLU whose grid a function of the file computes) becomes
-// `if (!site(...)) <the call>; else { <the ReLU written out at the call, over the entry's
-// names and in 64 bits> }`. One that calls something besides its launch (a log line) is left
-// as it is.
+// `if (!site(...)) <the call>`, the ReLU folded into the site (the convolution's bias pass
+// takes max(y, 0)); where the ReLU covers other elements than the convolution's (half of
+// them) it is written out at the call instead, over the entry's names and in 64 bits: `if
+// (!site(...)) <the call>; else { <the ReLU> }`. One that calls something besides its
+// launch (a log line) is left as it is.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=conv-cudnn --emit=transformed -R -o %t.cu 2> %t.err
 // RUN: FileCheck %s < %t.cu
 // RUN: FileCheck --check-prefix=REMARK %s < %t.err
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
+// The ReLU over exactly the convolution's outputs, in place, is folded into the bias pass
+// after cuDNN (kf_cudnn_conv_act); over half of them it is not.
+// CHECK: {{^}}//   y = conv2d(x, w; stride {1, 1}, padding {0, 0}, dilation {1, 1}) + bias[channel], then max(y, 0) (relu, line {{[0-9]+}}: the helper's ReLU, folded in)
+// CHECK:         return kf_cudnn_conv_act(false, 2, kf_x, kf_w, kf_pad, kf_stride, kf_dilation, kf_out_pad, 1, -1, x, w, bias, y,
+// CHECK-NEXT:        true, kf_stream);
 // CHECK-LABEL: {{^}}extern "C" void helpers(
 // CHECK:        if (!conv_same_cudnn(x, w1, b1, t,
 // CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(F), (int)(C), (int)(1), (int)(1)},
@@ -36,12 +43,16 @@
 // CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(F), (int)(C), (int)(1), (int)(1)},
 // CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
 // CHECK-NEXT:     conv_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
-// CHECK-NEXT:   else { // the rest of conv_relu(...), written out here
-// CHECK-NEXT:     relu<<<((((((long long)N * (long long)F) * (long long)H) * (long long)W) + 255) / 256), 256, 0, stream>>>(r, (((((long long)N * (long long)F) * (long long)H) * (long long)W)));
+// CHECK-NEXT:   if (!conv_same_cudnn_5(x, w1, b1, r,
+// CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(F), (int)(C), (int)(1), (int)(1)},
+// CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
+// CHECK-NEXT:     conv_half_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
+// CHECK-NEXT:   else { // the rest of conv_half_relu(...), written out here
+// CHECK-NEXT:     relu<<<{{.*}}>>>(r, ((((((long long)N * (long long)F) * (long long)H) * (long long)W) / 2)));
 // CHECK-NEXT:   };
 // CHECK-NEXT:   conv_logged(x, w1, b1, r, N, C, F, H, W, 1, stream);
-// REMARK-DAG: helpers.cu:[[@LINE+91]]:3: remark: not substituted: 'conv_same' reads its input at a spatial index that is no window of the output's [-Rpass-missed=conv-cudnn]
-// REMARK-DAG: helpers.cu:[[@LINE+91]]:3: remark: not substituted: 'conv_same' is launched by helper 'conv_offset' with argument 4 ('y + 0'), which is none of its parameters and no value kfuse reads [-Rpass-missed=conv-cudnn]
+// REMARK-DAG: helpers.cu:[[@LINE+98]]:3: remark: not substituted: 'conv_same' reads its input at a spatial index that is no window of the output's [-Rpass-missed=conv-cudnn]
+// REMARK-DAG: helpers.cu:[[@LINE+98]]:3: remark: not substituted: 'conv_same' is launched by helper 'conv_offset' with argument 4 ('y + 0'), which is none of its parameters and no value kfuse reads [-Rpass-missed=conv-cudnn]
 #include <cstdio>
 
 #include <cuda_runtime.h>
@@ -103,6 +114,13 @@ static void conv_relu(const float* x, const float* w, const float* b, float* y, 
   relu<<<grid1d(N * OC * H * W), 256, 0, s>>>(y, N * OC * H * W);
 }
 
+static void conv_half_relu(const float* x, const float* w, const float* b, float* y, int N, int C, int OC, int H,
+                           int W, int K, cudaStream_t s) {
+  dim3 grid((H * W + 255) / 256, OC, N);
+  conv_same<<<grid, 256, 0, s>>>(x, w, b, y, C, OC, H, W, K);
+  relu<<<grid1d(N * OC * H * W / 2), 256, 0, s>>>(y, N * OC * H * W / 2);
+}
+
 static void conv_logged(const float* x, const float* w, const float* b, float* y, int N, int C, int OC, int H,
                         int W, int K, cudaStream_t s) {
   dim3 grid((H * W + 255) / 256, OC, N);
@@ -134,6 +152,7 @@ extern "C" void helpers(const float* x, const float* w1, const float* b1, const 
   conv_changed(x, w1, b1, u, N, C, F, H, W, 1, stream);
   conv_offset(x, w1, b1, v, N, C, F, H, W, 1, stream);
   conv_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
+  conv_half_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
   conv_logged(x, w1, b1, r, N, C, F, H, W, 1, stream);
   cudaFreeAsync(t, stream);
 }
