@@ -186,8 +186,8 @@ void print_expr_with(const kkernel *k, const print_hooks *h, const kexpr *e, str
   pexpr(&p, e, b);
 }
 
-static void indent(strbuf *b, int n) {
-  for (int i = 0; i < n; i++)
+void print_indent(strbuf *b, int depth) {
+  for (int i = 0; i < depth; i++)
     sb_puts(b, "  ");
 }
 
@@ -268,7 +268,7 @@ static void print_body_of(const printer *p, const kstmt *s, strbuf *b, int depth
     print_block_items(p, s, b, depth + 1);
   else
     print_stmt(p, s, b, depth + 1, 0);
-  indent(b, depth);
+  print_indent(b, depth);
   sb_putc(b, '}');
 }
 
@@ -277,17 +277,17 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
   if (!inline_ && p->hook && s != p->skip && p->hook(p->ctx, s, b, depth))
     return;
   if (s->pragma && !inline_) {
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "%s\n", s->pragma);
   }
   if (!inline_)
-    indent(b, depth);
+    print_indent(b, depth);
   switch (s->kind) {
   case KST_BLOCK:
     if (s->text) { /* several declarators: they share the enclosing scope */
       for (int i = 0; i < s->nbody; i++) {
         if (i)
-          indent(b, depth);
+          print_indent(b, depth);
         print_decl(p, s->body[i], b);
         if (i + 1 < s->nbody)
           sb_putc(b, '\n');
@@ -296,7 +296,7 @@ static void print_stmt(const printer *p, const kstmt *s, strbuf *b, int depth, i
     }
     sb_puts(b, "{\n");
     print_block_items(p, s, b, depth + 1);
-    indent(b, depth);
+    print_indent(b, depth);
     sb_putc(b, '}');
     break;
   case KST_DECL:

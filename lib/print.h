@@ -36,6 +36,9 @@ void print_expr_with(const kkernel *k, const print_hooks *h, const kexpr *e, str
  * hook is not asked about s itself: for a hook that prints a statement as it is and adds
  * to it. */
 void print_stmt_with(const kkernel *k, const print_hooks *h, const kstmt *s, int depth, strbuf *b);
+/* Two spaces per level of depth: the printer's indentation, for passes that print lines of
+ * their own among its statements. */
+void print_indent(strbuf *b, int depth);
 /* Prints the whole kernel definition: its header as written, then the printed body. */
 void print_kernel(const kkernel *k, strbuf *b);
 

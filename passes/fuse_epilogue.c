@@ -379,11 +379,6 @@ typedef struct hook_ctx {
   const char *what;       /* the members, for the comment */
 } hook_ctx;
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 /* e as an operand of `+`: in parentheses when its own operator binds less tightly. */
 static void print_operand(const kkernel *k, const kexpr *e, strbuf *b) {
   int loose = e->kind == KE_SELECT || (e->kind == KE_BINARY && e->op != KO_MUL && e->op != KO_DIV &&
@@ -413,13 +408,13 @@ static int at_store(void *ctx, const kstmt *st, strbuf *b, int depth) {
   const char *iv = x->fk.vars[x->iv].name, *cv = x->fk.vars[h->cvar].name;
   strbuf *saved = x->b;
   x->b = b;
-  indent(b, depth);
+  print_indent(b, depth);
   sb_printf(b, "{ // epilogue: %s\n", h->what);
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_printf(b, "%s %s = ", cb->type, cv);
   print_expr(&x->fk, st->value, b);
   sb_puts(b, ";\n");
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_printf(b, "const %s %s = ", x->fk.vars[x->iv].type_spelling, iv);
   if (st->array_var >= 0 && s->P.cptr_off) { /* dst[j] with dst = C + off: C[off + j] */
     print_operand(&x->fk, s->P.cptr_off, b);
@@ -430,25 +425,25 @@ static int at_store(void *ctx, const kstmt *st, strbuf *b, int depth) {
   }
   sb_puts(b, ";\n");
   if (!s->c_removed && !cb->written) {
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_printf(b, "%s[%s] = %s;\n", x->fk.params[s->P.c].name, iv, cv);
   }
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_printf(b, "if (%s < %s) {\n", iv, x->fk.params[x->nparams - 1].name);
   int mark = prun_scope(x);
   prun_print_element(x, depth + 2);
   prun_print_stores(x, depth + 2);
   prun_unscope(x, mark);
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   if (!s->c_removed && cb->written) {
     /* the run stores C where it runs; elements past it keep the producer's value */
     sb_printf(b, "} else { // past the run's elements: the producer's value\n");
-    indent(b, depth + 2);
+    print_indent(b, depth + 2);
     sb_printf(b, "%s[%s] = %s;\n", x->fk.params[s->P.c].name, iv, cv);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
   }
   sb_puts(b, "}\n");
-  indent(b, depth);
+  print_indent(b, depth);
   sb_puts(b, "}\n");
   x->b = saved;
   return 1;

@@ -342,18 +342,13 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 
 /* ---- the fused kernel ---- */
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 /* A pointer local into P becomes its offset. */
 static int at_stmt(void *ctx, const kstmt *st, strbuf *b, int depth) {
   prologue_out *h = ctx;
   int slot = st->kind == KST_DECL ? ptr_slot(h->s, st->var) : -1;
   if (slot < 0)
     return 0;
-  indent(b, depth);
+  print_indent(b, depth);
   sb_printf(b, "const long long %s = ", h->x.fk.vars[h->ptr_at[slot]].name);
   if (h->s->ptr_off[slot]) {
     sb_puts(b, "(long long)(");

@@ -470,11 +470,6 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   return 0;
 }
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 static void pexpr(const printing *p, const kexpr *e, strbuf *b) { print_expr_with(p->mo->k, &p->hooks, e, b); }
 
 /* (long long)(e) */
@@ -490,7 +485,7 @@ static void print_term(const printing *p, const red_loop *L, int copy, const cha
   const kkernel *k = p->mo->k;
   const kvar *jv = &k->vars[L->loop->loop_var];
   const char *J = k_unconst(jv->type_spelling);
-  indent(b, depth);
+  print_indent(b, depth);
   sb_printf(b, "const %s %s = (%s)(kf_j", J, jv->name, J);
   if (copy) {
     sb_printf(b, " + %d * ", copy);
@@ -500,12 +495,12 @@ static void print_term(const printing *p, const red_loop *L, int copy, const cha
   for (int i = 0; i < L->ndecls; i++) {
     const kvar *dv = &k->vars[L->decls[i]->var];
     size_t n = strlen(dv->type_spelling);
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "%s%s%s = ", dv->type_spelling, n && dv->type_spelling[n - 1] == '*' ? "" : " ", dv->name);
     pexpr(p, L->decls[i]->value, b);
     sb_puts(b, ";\n");
   }
-  indent(b, depth);
+  print_indent(b, depth);
   sb_printf(b, "%s = ", x);
   pexpr(p, L->term, b);
   sb_puts(b, ";\n");
@@ -521,35 +516,35 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
       continue;
     const char *red = k->vars[tr->smem].name;
     print_stmt_with(k, &p->hooks, s, depth, b);
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "{ // kfuse one-pass-moments: the cluster's %d blocks combine their %s[0], in rank order\n", p->split,
               red);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_printf(b, "%s_cluster_sync();\n", p->name);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_puts(b, "float kf_v = 0.0f;\n");
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_puts(b, "if (threadIdx.x == 0) {\n");
-    indent(b, depth + 2);
+    print_indent(b, depth + 2);
     sb_printf(b, "kf_v = %s_cluster_load(&%s[0], 0);\n", p->name, red);
-    indent(b, depth + 2);
+    print_indent(b, depth + 2);
     sb_printf(b, "for (unsigned kf_r = 1; kf_r < %d; kf_r++)\n", p->split);
-    indent(b, depth + 3);
+    print_indent(b, depth + 3);
     if (tr->fn)
       sb_printf(b, "kf_v = %s(kf_v, %s_cluster_load(&%s[0], kf_r));\n", tr->fn, p->name, red);
     else
       sb_printf(b, "kf_v += %s_cluster_load(&%s[0], kf_r);\n", p->name, red);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_puts(b, "}\n");
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_printf(b, "%s_cluster_sync(); // every block has read the others' before any writes its own\n", p->name);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_puts(b, "if (threadIdx.x == 0)\n");
-    indent(b, depth + 2);
+    print_indent(b, depth + 2);
     sb_printf(b, "%s[0] = kf_v;\n", red);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_puts(b, "__syncthreads();\n");
-    indent(b, depth);
+    print_indent(b, depth);
     sb_puts(b, "}\n");
     return 1;
   }
@@ -559,20 +554,20 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     const char *acc = k->vars[L->acc].name;
     int n = pi + 1;
     if (s == pr->l1.loop) {
-      indent(b, depth);
+      print_indent(b, depth);
       sb_printf(b, "// kfuse one-pass-moments: %s as before, and the count, mean and squared deviations of this\n", acc);
-      indent(b, depth);
+      print_indent(b, depth);
       sb_printf(b, "// thread's terms (Welford, four at a time), for the loop at line %u\n",
                 line_at(p->m, pr->l2.loop->pos));
-      indent(b, depth);
+      print_indent(b, depth);
       sb_printf(b, "float kf_n%d = 0.0f, kf_mean%d = 0.0f, kf_m2%d = 0.0f;\n", n, n, n);
-      indent(b, depth);
+      print_indent(b, depth);
       sb_puts(b, "{\n");
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_puts(b, "long long kf_j = ");
       pexpr(p, L->loop->lo, b);
       sb_puts(b, ";\n");
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_puts(b, "for (; kf_j + 3 * ");
       pwide(p, L->loop->stride, b);
       sb_puts(b, " < ");
@@ -580,66 +575,66 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
       sb_puts(b, "; kf_j += 4 * ");
       pwide(p, L->loop->stride, b);
       sb_puts(b, ") {\n");
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_puts(b, "float kf_x0, kf_x1, kf_x2, kf_x3;\n");
       for (int c = 0; c < 4; c++) {
         char x[16];
         snprintf(x, sizeof x, "kf_x%d", c);
-        indent(b, depth + 2);
+        print_indent(b, depth + 2);
         sb_puts(b, "{\n");
         print_term(p, L, c, x, depth + 3, b);
-        indent(b, depth + 2);
+        print_indent(b, depth + 2);
         sb_puts(b, "}\n");
       }
       for (int c = 0; c < 4; c++) {
-        indent(b, depth + 2);
+        print_indent(b, depth + 2);
         sb_printf(b, "%s += kf_x%d;\n", acc, c);
       }
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_puts(b, "const float kf_c = (kf_x0 + kf_x1) + (kf_x2 + kf_x3), kf_cm = kf_c * 0.25f;\n");
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_puts(b, "const float kf_d0 = kf_x0 - kf_cm, kf_d1 = kf_x1 - kf_cm, kf_d2 = kf_x2 - kf_cm, kf_d3 = kf_x3 - kf_cm;\n");
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_printf(b, "%s(kf_n%d, kf_mean%d, kf_m2%d, 4.0f, kf_cm, (kf_d0 * kf_d0 + kf_d1 * kf_d1) + (kf_d2 * kf_d2 + kf_d3 * kf_d3));\n",
                 p->merge, n, n, n);
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_puts(b, "}\n");
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_puts(b, "for (; kf_j < ");
       pwide(p, L->loop->hi, b);
       sb_puts(b, "; kf_j += ");
       pwide(p, L->loop->stride, b);
       sb_puts(b, ") {\n");
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_puts(b, "float kf_x;\n");
       print_term(p, L, 0, "kf_x", depth + 2, b);
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_printf(b, "%s += kf_x;\n", acc);
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_printf(b, "kf_n%d += 1.0f;\n", n);
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_printf(b, "const float kf_d = kf_x - kf_mean%d;\n", n);
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_printf(b, "kf_mean%d += kf_d / kf_n%d;\n", n, n);
-      indent(b, depth + 2);
+      print_indent(b, depth + 2);
       sb_printf(b, "kf_m2%d += kf_d * (kf_x - kf_mean%d);\n", n, n);
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_puts(b, "}\n");
-      indent(b, depth);
+      print_indent(b, depth);
       sb_puts(b, "}\n");
       return 1;
     }
     if (s == pr->l2.loop) {
       const char *q = k->vars[pr->l2.acc].name;
-      indent(b, depth);
+      print_indent(b, depth);
       sb_printf(b, "{ // kfuse one-pass-moments: the loop's sum of squared deviations, from this thread's moments\n");
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_puts(b, "const float kf_mu = ");
       pexpr(p, pr->m, b);
       sb_puts(b, ";\n");
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_printf(b, "%s += kf_m2%d + kf_n%d * (kf_mean%d - kf_mu) * (kf_mean%d - kf_mu);\n", q, n, n, n, n);
-      indent(b, depth);
+      print_indent(b, depth);
       sb_puts(b, "}\n");
       return 1;
     }

@@ -640,11 +640,6 @@ static kexpr *xlate(prun_emit *x, int mi, const kexpr *e) {
   }
 }
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 static void print_x(prun_emit *x, int mi, const kexpr *e) {
   kexpr *t = xlate(x, mi, e);
   print_expr(&x->fk, t, x->b);
@@ -697,15 +692,15 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
         print_stmt_x(x, mi, s->body[i], depth, top);
       return;
     }
-    indent(b, depth);
+    print_indent(b, depth);
     sb_puts(b, "{\n");
     print_items_x(x, mi, s, depth + 1, 0);
-    indent(b, depth);
+    print_indent(b, depth);
     sb_puts(b, "}\n");
     return;
   case KST_DECL: {
     const kvar *v = &x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + s->var]];
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "%s %s", v->type_spelling, v->name);
     if (s->value) {
       sb_puts(b, " = ");
@@ -715,7 +710,7 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
     return;
   }
   case KST_ASSIGN:
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "%s%s%s %s= ", x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + s->var]].name, s->member ? "." : "",
               s->member ? s->member : "", s->op >= 0 ? kop_text(s->op) : "");
     print_x(x, mi, s->value);
@@ -744,7 +739,7 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
       print_x(x, mi, s->value);
     }
     x->b = b;
-    indent(b, depth);
+    print_indent(b, depth);
     if (x->value[bi] < 0) { /* its first value, at the top of the body: declared here */
       x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", x->r->bufs[bi].name), x->r->bufs[bi].type);
       sb_printf(b, "%s %s = %s;\n", x->r->bufs[bi].type, x->fk.vars[x->value[bi]].name, value.s);
@@ -755,16 +750,16 @@ static void print_stmt_x(prun_emit *x, int mi, const kstmt *s, int depth, int to
     return;
   }
   case KST_IF:
-    indent(b, depth);
+    print_indent(b, depth);
     sb_puts(b, "if (");
     print_x(x, mi, s->cond);
     sb_puts(b, ") {\n");
     print_items_x(x, mi, s->then, depth + 1, 0);
-    indent(b, depth);
+    print_indent(b, depth);
     if (s->orelse) {
       sb_puts(b, "} else {\n");
       print_items_x(x, mi, s->orelse, depth + 1, 0);
-      indent(b, depth);
+      print_indent(b, depth);
     }
     sb_puts(b, "}\n");
     return;
@@ -817,7 +812,7 @@ void prun_print_element(prun_emit *x, int depth) {
     const prun_member *mb = &r->mem[mi];
     if (mb->is_memset) {
       int bi = mb->buf;
-      indent(b, depth);
+      print_indent(b, depth);
       if (x->value[bi] < 0) {
         x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", r->bufs[bi].name), value_type(&r->bufs[bi]));
         sb_printf(b, "%s %s = 0; /* memset */\n", value_type(&r->bufs[bi]), x->fk.vars[x->value[bi]].name);
@@ -828,7 +823,7 @@ void prun_print_element(prun_emit *x, int depth) {
     }
     const pw_launch *L = &mb->L;
     const kkernel *k = L->k;
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "// %s (line %u)\n", k->name, k->loc.line);
     /* buffers this kernel stores only under a condition need their value before it */
     int nested[256] = {0}, top[256] = {0};
@@ -841,7 +836,7 @@ void prun_print_element(prun_emit *x, int depth) {
       if (x->value[bi] >= 0)
         continue;
       x->value[bi] = prun_new_var(x, arena_printf(x->a, "%s_v", r->bufs[bi].name), value_type(&r->bufs[bi]));
-      indent(b, depth);
+      print_indent(b, depth);
       sb_printf(b, "%s %s", value_type(&r->bufs[bi]), x->fk.vars[x->value[bi]].name);
       if (r->bufs[bi].param < 0) /* a removed intermediate: its other elements held nothing */
         sb_puts(b, "{};\n");
@@ -858,13 +853,13 @@ void prun_print_element(prun_emit *x, int depth) {
     strbuf code = {0};
     x->b = &code;
     if (L->cond) {
-      indent(&code, d);
+      print_indent(&code, d);
       sb_puts(&code, "if (");
       print_x(x, mi, L->cond);
       sb_puts(&code, ") {\n");
       for (int i = 0; i < L->nbody; i++)
         print_stmt_x(x, mi, L->body[i], d + 1, 0);
-      indent(&code, d);
+      print_indent(&code, d);
       sb_puts(&code, "}\n");
     } else {
       /* each statement in order (a store sets the value later loads read), then, last
@@ -904,7 +899,7 @@ void prun_print_element(prun_emit *x, int depth) {
       const char *name = x->fk.vars[x->vmap[mi * PRUN_MAX_VARS + (w ? L->elem : L->row)]].name;
       if (!prun_uses_token(code.s, name))
         continue;
-      indent(b, d);
+      print_indent(b, d);
       if (x->split_rows && x->lane >= 0) { /* from prun_print_rows's variables */
         if (w) {
           sb_printf(b, "const %s %s = (%s)(4 * kf_j + %d - kf_row%d * (", t, name, t, x->lane, mi + 1);
@@ -929,14 +924,14 @@ void prun_print_rows(prun_emit *x, int depth) {
     const prun_member *mb = &x->r->mem[mi];
     if (mb->is_memset || mb->L.row < 0)
       continue;
-    indent(x->b, depth);
+    print_indent(x->b, depth);
     sb_printf(x->b, "const long long kf_row%d = 4 * kf_j / (", mi + 1);
     print_x(x, mi, mb->L.bound);
     sb_puts(x->b, ");\n");
   }
   for (int h = 0; h < x->nhdiv; h++) {
     x->hdiv_var[h] = prun_new_var(x, arena_printf(x->a, "kf_q%d", h + 1), "long long");
-    indent(x->b, depth);
+    print_indent(x->b, depth);
     sb_printf(x->b, "const long long %s = 4 * kf_j / (%s); // the four lanes' quotient\n",
               x->fk.vars[x->hdiv_var[h]].name, x->hdiv_text[h]);
   }
@@ -964,7 +959,7 @@ void prun_print_stores(prun_emit *x, int depth) {
     const prun_buf *bf = &r->bufs[bi];
     if (!bf->store || bf->removed || x->value[bi] < 0)
       continue;
-    indent(x->b, depth);
+    print_indent(x->b, depth);
     if (x->lane >= 0)
       sb_printf(x->b, "%s.%s = %s;\n", x->fk.vars[x->out[bi]].name, lane_name[x->lane],
                 x->fk.vars[x->value[bi]].name);

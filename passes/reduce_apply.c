@@ -414,11 +414,6 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 
 /* ---- the kernel ---- */
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 /* Whether statement t (a declaration of R) declares a pointer into T or out. */
 static int points_into(const site *s, const kstmt *t) {
   int tp = s->tload->param, op = s->store->param;
@@ -451,13 +446,13 @@ static void element(prun_emit *x, const char *index, int want, const char *after
   prun_print_element(x, depth + 1);
   prun_print_stores(x, depth + 1);
   if (after) {
-    indent(&body, depth + 1);
+    print_indent(&body, depth + 1);
     sb_printf(&body, after, want >= 0 && x->value[want] >= 0 ? x->fk.vars[x->value[want]].name : "0.0f");
     sb_puts(&body, "\n");
   }
   const char *iv = x->fk.vars[x->iv].name;
   if (prun_uses_token(body.s ? body.s : "", iv)) {
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_printf(b, "const %s %s = %s;\n", x->fk.vars[x->iv].type_spelling, iv, index);
   }
   sb_puts(b, body.s ? body.s : "");
@@ -471,33 +466,33 @@ static void loop(strbuf *b, int cache, const char *hi, const char *J, const char
   int inner = depth + (cache ? 2 : 1);
   if (cache) {
     sb_printf(b, "#pragma unroll\n");
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "for (int kf_c = 0; kf_c < %d; kf_c++) {\n", cache);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_printf(b, "if (kf_c < (%s)) {\n", hi);
     if (prun_uses_token(body, c)) {
-      indent(b, inner);
+      print_indent(b, inner);
       sb_printf(b, "const %s %s = (%s)kf_c;\n", J, c, J);
     }
   } else {
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "for (%s %s = 0; %s < %s; %s += 1) {\n", J, c, c, hi, c);
   }
   for (const char *p = body; *p;) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
     if (n) {
-      indent(b, inner);
+      print_indent(b, inner);
       sb_putn(b, p, n);
     }
     sb_putc(b, '\n');
     p += n + (nl != NULL);
   }
   if (cache) {
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_puts(b, "}\n");
   }
-  indent(b, depth);
+  print_indent(b, depth);
   sb_puts(b, "}\n");
 }
 
@@ -720,17 +715,17 @@ static int apply(variant *v, const pass_site *site_, const int *values, diag *d)
     loop(&t, cached ? cache : 0, hi.s, J, cv->name, depth, body.s);
     sb_free(&body);
     /* the statistic, E on it */
-    indent(&t, depth);
+    print_indent(&t, depth);
     sb_printf(&t, "const float %s = ", s.has_e ? r_e : stat_a);
     print_expr(rk, s.store->value, &t);
     sb_puts(&t, ";\n");
     if (s.has_e) {
-      indent(&t, depth);
+      print_indent(&t, depth);
       sb_printf(&t, "float %s;\n", stat_a);
-      indent(&t, depth);
+      print_indent(&t, depth);
       sb_puts(&t, "{\n");
       element(&xe, o.s, ef, arena_printf(a, "%s = %%s;", stat_a), depth, &t);
-      indent(&t, depth);
+      print_indent(&t, depth);
       sb_puts(&t, "}\n");
     }
     /* A down the column */

@@ -251,11 +251,6 @@ static const char *check(const kmodel *m, const kstep *st, rcache *c, int *quiet
 
 /* ---- printing ---- */
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 static void pexpr(rcache *c, const kexpr *e, strbuf *b) { print_expr_with(c->k, &c->hooks, e, b); }
 
 /* kf_row[j]: the element in shared memory */
@@ -339,7 +334,7 @@ static void fill(rcache *c, const kstmt *s, strbuf *b, int depth) {
     a = first_load(c, s->index);
   if (a < 0 || c->cached || c->held)
     return;
-  indent(b, depth);
+  print_indent(b, depth);
   cell(c, b);
   sb_printf(b, " = %s[", c->k->params[c->param].name);
   print_expr(c->k, c->k->accesses[a].flat_index, b);
@@ -351,7 +346,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   rcache *c = ctx;
   if (!c->declared) { /* before the body's first statement */
     c->declared = 1;
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "extern __shared__ float kf_row[]; // kfuse row-cache: this block's row of %s\n",
               c->k->params[c->param].name);
     if (!stmt_hook(ctx, s, b, depth))
@@ -397,7 +392,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   } else {
     pexpr(c, s->value, &v);
   }
-  indent(b, depth);
+  print_indent(b, depth);
   if (c->cur == c->last_write) {
     sb_printf(b, "%s[", c->k->params[c->param].name);
     print_expr(c->k, c->k->accesses[s->access].flat_index, b);

@@ -292,18 +292,13 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   return 1;
 }
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 /* A top-level loop over the lanes: j from lo + kf_lane * s by 32 * s. */
 static void print_loop(printing *p, const kstmt *s, strbuf *b, int depth) {
   const kkernel *k = p->R->k;
   const kvar *jv = &k->vars[s->loop_var];
   const kexpr *lo = kx_strip(s->lo), *st = kx_strip(s->stride);
   int lo0 = lo && lo->kind == KE_INT && lo->ival == 0, st1 = st && st->kind == KE_INT && st->ival == 1;
-  indent(b, depth);
+  print_indent(b, depth);
   sb_printf(b, "for (%s %s = ", k_unconst(jv->type_spelling), jv->name);
   if (!lo0) {
     print_expr_with(k, &p->hooks, s->lo, b);
@@ -328,7 +323,7 @@ static void print_loop(printing *p, const kstmt *s, strbuf *b, int depth) {
     sb_puts(b, ") {\n");
     for (int i = 0; i < s->then->nbody; i++)
       print_stmt_with(k, &p->hooks, s->then->body[i], depth + 1, b);
-    indent(b, depth);
+    print_indent(b, depth);
     sb_puts(b, "}\n");
   } else {
     sb_puts(b, ")\n");
@@ -344,7 +339,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     return 0;
   for (int i = 0; i < R->nmap; i++)
     if (R->map[i] == s) {
-      indent(b, depth);
+      print_indent(b, depth);
       sb_puts(b, "// kfuse row-warps: over the row's lanes\n");
       print_loop(p, s, b, depth);
       return 1;
@@ -353,16 +348,16 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     if (R->red[i].loop == s) {
       const red_loop *L = &R->red[i];
       const char *acc = R->k->vars[L->acc].name;
-      indent(b, depth);
+      print_indent(b, depth);
       sb_printf(b, "{ // kfuse row-warps: %s over the row's lanes, then combined across them\n", acc);
       if (!L->fn) {
-        indent(b, depth + 1);
+        print_indent(b, depth + 1);
         sb_printf(b, "if (kf_lane != 0) %s = 0; // the initial value counted once, by lane 0\n", acc);
       }
       print_loop(p, s, b, depth + 1);
-      indent(b, depth + 1);
+      print_indent(b, depth + 1);
       sb_printf(b, "%s = kf_warp_%s(%s);\n", acc, L->fn ? L->fn : "sum", acc);
-      indent(b, depth);
+      print_indent(b, depth);
       sb_puts(b, "}\n");
       return 1;
     }

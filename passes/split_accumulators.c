@@ -197,11 +197,6 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
 
 static void pexpr(printing *p, const kexpr *e, strbuf *b) { print_expr_with(p->k, &p->hooks, e, b); }
 
-static void indent(strbuf *b, int depth) {
-  for (int i = 0; i < depth; i++)
-    sb_puts(b, "  ");
-}
-
 /* n steps of loop L for one thread, as a long long: n * (long long)(s), and rows times that
  * in the threads form (folded when s is a number). */
 static void print_steps(printing *p, const red_loop *L, int n, strbuf *b) {
@@ -224,11 +219,11 @@ static void print_steps(printing *p, const red_loop *L, int n, strbuf *b) {
 static void print_step(printing *p, const red_loop *L, int copy, const char *acc, int depth, int bare, strbuf *b) {
   const kvar *jv = &p->k->vars[L->loop->loop_var];
   if (!bare) {
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "{\n");
   }
   depth -= bare;
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_printf(b, "const %s %s = (%s)(kf_j", k_unconst(jv->type_spelling), jv->name, k_unconst(jv->type_spelling));
   if (copy) {
     sb_puts(b, " + ");
@@ -240,12 +235,12 @@ static void print_step(printing *p, const red_loop *L, int copy, const char *acc
   for (int i = 0; i < L->ndecls; i++) {
     const kvar *v = &p->k->vars[L->decls[i]->var];
     size_t n = strlen(v->type_spelling);
-    indent(b, depth + 1);
+    print_indent(b, depth + 1);
     sb_printf(b, "%s%s%s = ", v->type_spelling, n && v->type_spelling[n - 1] == '*' ? "" : " ", v->name);
     pexpr(p, L->decls[i]->value, b);
     sb_puts(b, ";\n");
   }
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   if (L->fn) {
     sb_printf(b, "%s = %s(%s, ", acc, L->fn, acc);
     pexpr(p, L->term, b);
@@ -257,7 +252,7 @@ static void print_step(printing *p, const red_loop *L, int copy, const char *acc
   }
   p->cur = NULL;
   if (!bare) {
-    indent(b, depth);
+    print_indent(b, depth);
     sb_puts(b, "}\n");
   }
 }
@@ -291,13 +286,13 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   const kvar *av = &p->k->vars[L->acc];
   const char *acc = av->name, *T = k_unconst(av->type_spelling);
   int w = p->ways;
-  indent(b, depth);
+  print_indent(b, depth);
   if (p->rows > 1)
     sb_printf(b, "{ // kfuse split-accumulators: %s over %d threads (threadIdx.y), %d accumulators each\n", acc, p->rows,
               w);
   else
     sb_printf(b, "{ // kfuse split-accumulators: %s in %d accumulators, %d steps at a time\n", acc, w, w);
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_puts(b, "long long kf_j = ");
   if (p->rows > 1) {
     const kexpr *lo = kx_strip(L->loop->lo);
@@ -317,12 +312,12 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     pexpr(p, L->loop->lo, b);
   }
   sb_puts(b, ";\n");
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_printf(b, "%s", T);
   for (int c = 1; c < w; c++)
     sb_printf(b, "%s kf_%s%d = %s", c > 1 ? "," : "", acc, c, L->fn ? acc : "0");
   sb_puts(b, ";\n");
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_puts(b, "for (; kf_j + ");
   print_steps(p, L, w - 1, b);
   sb_puts(b, " < (long long)(");
@@ -335,18 +330,18 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     snprintf(buf, sizeof buf, "kf_%s%d", acc, c);
     print_step(p, L, c, c ? buf : acc, depth + 2, 0, b);
   }
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_puts(b, "}\n");
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_puts(b, "for (; kf_j < (long long)(");
   pexpr(p, L->loop->hi, b);
   sb_puts(b, "); kf_j += ");
   print_steps(p, L, 1, b);
   sb_puts(b, ") {\n");
   print_step(p, L, 0, acc, depth + 2, 1, b);
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   sb_puts(b, "}\n");
-  indent(b, depth + 1);
+  print_indent(b, depth + 1);
   /* the accumulators combined pairwise */
   if (w == 2 && !L->fn) {
     sb_printf(b, "%s += kf_%s1;\n", acc, acc);
@@ -355,7 +350,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
     print_tree(b, L->fn, acc, 0, w, 1);
     sb_puts(b, ";\n");
   }
-  indent(b, depth);
+  print_indent(b, depth);
   sb_puts(b, "}\n");
   return 1;
 }
@@ -422,11 +417,11 @@ static void print_column(printing *p, long long bt, strbuf *b) {
     print_stmt_with(k, &p->hooks, c->post[i], depth, b);
   const kexpr *init = kx_strip(c->acc_decl->value);
   if (!L->fn && !(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0)) {
-    indent(b, depth);
+    print_indent(b, depth);
     sb_printf(b, "if (threadIdx.y != 0) %s = 0; // the initial value counted once, by y = 0\n", acc);
   }
   stmt_hook(p, L->loop, b, depth);
-  indent(b, depth);
+  print_indent(b, depth);
   sb_printf(b, "kf_part[threadIdx.y][threadIdx.x] = %s;\n", acc);
   if (c->guard)
     sb_puts(b, "  }\n");
