@@ -80,8 +80,8 @@ const char *pass_launch_text(const kmodel *m, const kentry *e, const kstep *call
 /* Replaces site launch st (inside helper call, or none) by `if (!cond) <the launch>`, or
  * by `cond` alone when fallback is 0: in place of the launch; in place of the helper's call
  * when the launch is its one step (the call as the fallback); for the first launch of a
- * helper of several, `if (!cond) <the call>; else { <its other launches written out> }`
- * (without a fallback, a block of cond and the others: the helper may then be left
+ * helper of several, `if (!cond) <the call>; else do { <its other launches written out> }
+ * while (0);` (without a fallback, a block of cond and the others: the helper may then be left
  * unused), leaving out the launches i (of the helper's steps) with bit i of `folded` set:
  * what cond does too. Returns 0 when the statement was changed already. */
 int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *st, const char *cond, int fallback,

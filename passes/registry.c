@@ -284,15 +284,16 @@ int pass_replace_launch(variant *v, int entry, const kstep *call, const kstep *s
     /* st is the helper's first launch (each_launch visits no other): with a fallback, the
      * helper's call is it, and the rest of its launches follow the substitute */
     int col = r->loc.col > 1 ? (int)r->loc.col - 1 : 0;
+    /* a do-while block, so that the statement's own semicolon ends it */
     if (fallback)
-      sb_printf(&b, "if (!%s)\n%*s  %.*s;\n%*selse { // the rest of %s(...), written out here\n", cond, col, "",
+      sb_printf(&b, "if (!%s)\n%*s  %.*s;\n%*selse do { // the rest of %s(...), written out here\n", cond, col, "",
                 (int)(r->loc.end - r->loc.begin), m->text + r->loc.begin, col, "", call->callee);
     else
-      sb_printf(&b, "{ // %s(...), written out here\n%*s  %s;\n", call->callee, col, "", cond);
+      sb_printf(&b, "do { // %s(...), written out here\n%*s  %s;\n", call->callee, col, "", cond);
     for (int i = 1; i < call->nbody; i++)
       if (i >= 32 || !(folded >> i & 1))
         sb_printf(&b, "%*s  %s;\n", col, "", pass_launch_text(m, e, call, &call->body[i]));
-    sb_printf(&b, "%*s}", col, "");
+    sb_printf(&b, "%*s} while (0)", col, "");
   }
   int ok = variant_replace_step(v, entry, r, arena_strdup(v->a, b.s));
   sb_free(&b);

@@ -11,7 +11,7 @@
 // `if (!site(...)) <the call>`, the ReLU folded into the site (the convolution's bias pass
 // takes max(y, 0)); where the ReLU covers other elements than the convolution's (half of
 // them) it is written out at the call instead, over the entry's names and in 64 bits: `if
-// (!site(...)) <the call>; else { <the ReLU> }`. One that calls something besides its
+// (!site(...)) <the call>; else do { <the ReLU> } while (0);`. One that calls something besides its
 // launch (a log line) is left as it is.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
@@ -47,9 +47,9 @@
 // CHECK-NEXT:       {(int)(N), (int)(C), (int)(H), (int)(W)}, {(int)(F), (int)(C), (int)(1), (int)(1)},
 // CHECK-NEXT:       {0, 0}, {1, 1}, {1, 1}, {0, 0}, stream))
 // CHECK-NEXT:     conv_half_relu(x, w1, b1, r, N, C, F, H, W, 1, stream);
-// CHECK-NEXT:   else { // the rest of conv_half_relu(...), written out here
+// CHECK-NEXT:   else do { // the rest of conv_half_relu(...), written out here
 // CHECK-NEXT:     relu<<<{{.*}}>>>(r, ((((((long long)N * (long long)F) * (long long)H) * (long long)W) / 2)));
-// CHECK-NEXT:   };
+// CHECK-NEXT:   } while (0);
 // CHECK-NEXT:   conv_logged(x, w1, b1, r, N, C, F, H, W, 1, stream);
 // REMARK-DAG: helpers.cu:[[@LINE+98]]:3: remark: not substituted: 'conv_same' reads its input at a spatial index that is no window of the output's [-Rpass-missed=conv-cudnn]
 // REMARK-DAG: helpers.cu:[[@LINE+98]]:3: remark: not substituted: 'conv_same' is launched by helper 'conv_offset' with argument 4 ('y + 0'), which is none of its parameters and no value kfuse reads [-Rpass-missed=conv-cudnn]
