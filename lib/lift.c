@@ -2041,6 +2041,10 @@ static void lift_function(cxctx *c, CXCursor fn, const CXCursor *fields, int nfi
   k->header_text = arena_strndup(c->a, c->m->text + k->loc.begin, k->body_loc.begin - k->loc.begin);
   for (int i = 0; i < k->nparams; i++)
     if (!k->params[i].name[0]) {
+      if (i < functor_args) { /* an operator's unused parameter (`float operator()(float v, int64_t)`) */
+        k->params[i].name = arena_printf(c->a, "kf_unnamed%d", i + 1);
+        continue;
+      }
       opaque(&L, fn, "unnamed parameter %d", i + 1);
       return;
     }
