@@ -845,11 +845,6 @@ static const char *guard(conv *c, const kexpr *cond_e, int negate) {
 
 static int is_acc(const conv *c, const kexpr *e) { return kx_is_var(e, c->acc); }
 
-/* Whether e is the literal 0 (integer or floating, through casts). */
-static int is_zero(const kexpr *e) {
-  e = kx_float_strip(e);
-  return e && ((e->kind == KE_INT && e->ival == 0) || (e->kind == KE_FLT && e->fval == 0));
-}
 
 /* acc += x * w, or acc = acc + x * w */
 /* The products of a sum of products, as terms of the window. */
@@ -896,7 +891,7 @@ static const char *update(conv *c, const kstmt *s) {
   const kexpr *sel = t;
   sel = kx_float_strip(sel);
   if (sel && sel->kind == KE_SELECT) { /* acc += inside ? x * w : 0 */
-    if (!is_zero(sel->c))
+    if (!kx_is_zero(sel->c))
       return "adds a choice other than a product or 0";
     const char *why = conditions(c, sel->a, 0, c->cd, &c->ncd);
     if (why)
@@ -919,7 +914,7 @@ static const char *bias(conv *c, const kexpr *v, int init) {
   v = kx_float_strip(v);
   const kexpr *b = NULL;
   if (init) {
-    if (is_zero(v))
+    if (kx_is_zero(v))
       return NULL;
     b = v;
   } else if (v && v->kind == KE_BINARY && v->op == KO_ADD && (is_acc(c, v->a) || is_acc(c, v->b))) {
@@ -1099,7 +1094,7 @@ static const char *body(conv *c, const kstmt *s) {
     switch (x->kind) {
     case KST_DECL:
       if (is_float_local(c, x->var) && c->acc < 0 && c->result < 0 && x->value && constant(kx_strip(x->value)) &&
-          !is_zero(x->value) && i + 1 < n && v[i + 1]->kind == KST_IF && !v[i + 1]->orelse &&
+          !kx_is_zero(x->value) && i + 1 < n && v[i + 1]->kind == KST_IF && !v[i + 1]->orelse &&
           c->k->vars[x->var].nassign == 1) {
         c->result = x->var; /* float s = -INFINITY; if (j <= i) { ...; s = acc * scale; } */
         c->fill = x->value;
@@ -2195,18 +2190,18 @@ static const kexpr *relu_of(const kmodel *m, const kexpr *e, int depth) {
     if (!c || c->kind != KE_BINARY)
       return NULL;
     int up = c->op == KO_GT || c->op == KO_GE, down = c->op == KO_LT || c->op == KO_LE;
-    if ((up && is_zero(c->b)) || (down && is_zero(c->a)))
+    if ((up && kx_is_zero(c->b)) || (down && kx_is_zero(c->a)))
       x = up ? c->a : c->b; /* x > 0, 0 < x */
-    else if ((down && is_zero(c->b)) || (up && is_zero(c->a)))
+    else if ((down && kx_is_zero(c->b)) || (up && kx_is_zero(c->a)))
       x = down ? c->a : c->b, pos = 0; /* x < 0 ? 0 : x */
-    if (!x || !is_zero(pos ? e->c : e->b) || !same_expr(kx_float_strip(pos ? e->b : e->c), kx_float_strip(x)))
+    if (!x || !kx_is_zero(pos ? e->c : e->b) || !same_expr(kx_float_strip(pos ? e->b : e->c), kx_float_strip(x)))
       return NULL;
     return x;
   }
   if (e->kind != KE_CALL || !e->text)
     return NULL;
   if (e->nargs == 2 && (!strcmp(e->text, "fmaxf") || !strcmp(e->text, "fmax") || !strcmp(e->text, "max")))
-    return is_zero(e->args[1]) ? e->args[0] : is_zero(e->args[0]) ? e->args[1] : NULL;
+    return kx_is_zero(e->args[1]) ? e->args[0] : kx_is_zero(e->args[0]) ? e->args[1] : NULL;
   const kexpr *v = e->nargs == 1 ? model_function_value(m, e->text, 1) : NULL;
   const kexpr *x = v ? kx_float_strip(relu_of(m, v, depth + 1)) : NULL;
   return x && x->kind == KE_PARAM && x->param == 0 ? e->args[0] : NULL;

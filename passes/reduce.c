@@ -40,6 +40,11 @@ int kx_is_var(const kexpr *e, int var) {
   return e && e->kind == KE_VAR && e->var == var;
 }
 
+int kx_is_zero(const kexpr *e) {
+  e = kx_float_strip(e);
+  return e && ((e->kind == KE_INT && e->ival == 0) || (e->kind == KE_FLT && e->fval == 0));
+}
+
 int kx_uses_builtins(const kexpr *e, unsigned which) {
   if (!e)
     return 0;

@@ -44,6 +44,8 @@ int kx_is_builtin(const kexpr *e, kbuiltin b);
 int kx_names(const kexpr *e, int var);
 /* Whether e is variable var (casts aside). */
 int kx_is_var(const kexpr *e, int var);
+/* Whether e is the literal 0, integer or floating (casts to float aside). */
+int kx_is_zero(const kexpr *e);
 /* Whether e holds a builtin index (threadIdx, blockIdx, blockDim...) of which `which` is a
  * bit mask (1 << kbuiltin). */
 int kx_uses_builtins(const kexpr *e, unsigned which);

@@ -205,11 +205,6 @@ static const char *staged_cond(tiles *t, const kexpr *c, int *bounded) {
   return "stages a tile under a condition its store's guard does not imply";
 }
 
-/* Whether e (casts aside) is the literal 0. */
-static int is_zero(const kexpr *e) {
-  e = kx_float_strip(e);
-  return e && ((e->kind == KE_INT && !e->ival) || (e->kind == KE_FLT && e->fval == 0));
-}
 
 /* Whether e is threadIdx.x, threadIdx.y or kk (or a local holding one): a subscript in
  * [0, T). */
@@ -255,7 +250,7 @@ static kexpr *read_back(tiles *t, const kexpr *e) {
     return NULL;
   const kexpr *sv = kx_float_strip(val);
   if (sv && sv->kind == KE_SELECT) {
-    if (!is_zero(sv->c)) {
+    if (!kx_is_zero(sv->c)) {
       t->why = "stages a choice other than a load or 0";
       return NULL;
     }
@@ -436,7 +431,7 @@ static const char *read_back_kernel(tiles *t, const kstep *st, kkernel *view) {
       L = top[i];
       at = i;
     }
-  if (!L || L->loop_var < 0 || L->hi_inclusive || !is_zero(L->lo))
+  if (!L || L->loop_var < 0 || L->hi_inclusive || !kx_is_zero(L->lo))
     return "has no tile loop from 0";
   t->k0 = L->loop_var;
   t->a_k0 = atom_id(&t->A, "l:k0");
@@ -466,7 +461,7 @@ static const char *read_back_kernel(tiles *t, const kstep *st, kkernel *view) {
   kpoly(&t->pc, inner->hi, &ihi);
   kpoly(&t->pc, inner->stride, &ist);
   p_const(&one, 1);
-  if (t->kk < 0 || inner->hi_inclusive || !is_zero(inner->lo) || !p_equal(&ihi, &t->T) || !p_equal(&ist, &one))
+  if (t->kk < 0 || inner->hi_inclusive || !kx_is_zero(inner->lo) || !p_equal(&ihi, &t->T) || !p_equal(&ist, &one))
     return "has an inner loop other than over the tile from 0 by 1";
   if (upd->var < 0 || k->vars[upd->var].kind != KV_LOCAL)
     return "has an inner loop that updates no local";
