@@ -76,8 +76,9 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   if (npass < 0)
     return -1;
   if (!o->passes)
-    for (; npass < pass_count && npass < 64; npass++)
-      list[npass] = pass_list[npass];
+    for (int p = 0; p < pass_count && npass < 64; p++)
+      if (!pass_list[p]->opt_in)
+        list[npass++] = pass_list[p];
   *out = NULL;
   if (!npass)
     return 0;
@@ -118,7 +119,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
         sb_free(&b);
       }
     }
-    if (ok && (v->nedits || v->nkernels)) {
+    if (ok && (v->nedits || v->nkernels || v->ntexts)) {
       strbuf b = {0};
       ok = variant_print(v, &b, d);
       int dup = 0;

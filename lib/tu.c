@@ -388,6 +388,10 @@ static void add_entry(cxctx *c, CXCursor fn, annot_set *as) {
   e->stream_param = -1;
   CXSourceLocation nl = clang_getCursorLocation(fn);
   clang_getSpellingLocation(nl, NULL, &e->name_loc.line, &e->name_loc.col, &e->name_loc.begin);
+  e->name_loc.end = e->name_loc.begin; /* the name's extent, where the text there is the name */
+  if (e->name_loc.begin + strlen(e->name) <= c->m->size &&
+      !strncmp(c->m->text + e->name_loc.begin, e->name, strlen(e->name)))
+    e->name_loc.end = e->name_loc.begin + (unsigned)strlen(e->name);
   e->ret_spelling = cx_str(c->a, clang_getTypeSpelling(clang_getResultType(clang_getCursorType(fn))));
   if (!is_extern_c(fn))
     diag_report(c->d, DIAG_ERROR, c->m->path, lines.v[0]->line, lines.v[0]->dir_off - lines.v[0]->line_off + 1,

@@ -46,6 +46,21 @@ int variant_replace_step(variant *v, int entry, const kstep *st, const char *tex
   return edit(v, entry, st, text);
 }
 
+int variant_replace_text(variant *v, unsigned begin, unsigned end, const char *text) {
+  for (int i = 0; i < v->ntexts; i++) {
+    const vtext *t = &v->texts[i];
+    if (t->begin == begin && t->end == end && !strcmp(t->text, text))
+      return 1;
+    if (begin < t->end && t->begin < end)
+      return 0;
+  }
+  vtext *t = ARENA_PUSH(v->a, v->texts, v->ntexts, v->cap_texts);
+  t->begin = begin;
+  t->end = end;
+  t->text = arena_strdup(v->a, text);
+  return 1;
+}
+
 void variant_remove_decl(variant *v, unsigned name) {
   for (int i = 0; i < v->ndecls; i++)
     if (v->decls[i] == name)
@@ -56,6 +71,7 @@ void variant_remove_decl(variant *v, unsigned name) {
 void variant_add_kernel(variant *v, int entry, const char *name, const char *text) {
   vkernel *k = ARENA_PUSH(v->a, v->kernels, v->nkernels, v->cap_kernels);
   k->entry = entry;
+  k->early = 0;
   k->name = arena_strdup(v->a, name);
   k->text = arena_strdup(v->a, text);
 }
@@ -65,6 +81,13 @@ void variant_add_helper(variant *v, const char *name, const char *text) {
     if (!strcmp(v->kernels[i].name, name))
       return;
   variant_add_kernel(v, 0, name, text);
+}
+
+void variant_add_early_helper(variant *v, const char *name, const char *text) {
+  variant_add_helper(v, name, text);
+  for (int i = 0; i < v->nkernels; i++)
+    if (!strcmp(v->kernels[i].name, name))
+      v->kernels[i].early = 1;
 }
 
 void variant_add_include(variant *v, const char *header) {
@@ -481,6 +504,12 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
                   "cannot rewrite step #%d of '%s' (a statement kfuse cannot delimit); the variant "
                   "is dropped", st->index, e->name);
   }
+  for (int i = 0; i < v->ntexts && ok; i++) {
+    ok = rw_replace(rw, v->texts[i].begin, v->texts[i].end, v->texts[i].text);
+    if (!ok)
+      diag_report(d, DIAG_WARNING, m->path, 0, 0, "cannot rewrite bytes %u-%u of a host helper (another change "
+                  "overlaps them); the variant is dropped", v->texts[i].begin, v->texts[i].end);
+  }
   /* declarations that lose declarators (the passes' and the host variables left unused),
    * each edited once */
   variant w = *v;
@@ -509,6 +538,8 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
   }
   for (int i = 0; i < v->nkernels && ok; i++) {
     const vkernel *k = &v->kernels[i];
+    if (k->early)
+      continue;
     unsigned at = kernel_spot(m, &m->entries[k->entry]);
     strbuf t = {0};
     sb_printf(&t, "%s\n", k->text);
@@ -521,6 +552,12 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
       const char *line = arena_printf(v->a, "%s#include %s\n", at && m->text[at - 1] != '\n' ? "\n" : "",
                                       v->includes[i]);
       ok = rw_replace(rw, at, at, line);
+    }
+  for (int i = 0; i < v->nkernels && ok; i++) /* after the #include lines, those added too */
+    if (v->kernels[i].early) {
+      unsigned at = include_spot(m);
+      ok = rw_replace(rw, at, at, arena_printf(v->a, "%s\n%s", at && m->text[at - 1] != '\n' ? "\n" : "",
+                                               v->kernels[i].text));
     }
   if (ok) {
     if (v->applied.len)

@@ -22,9 +22,18 @@ typedef struct vedit {
   const char *text;
 } vedit;
 
+/* A change of text outside every entry's body: bytes [begin, end) of the file (in a host
+ * helper's body, which every call of the helper shares, or an entry's head) replaced by
+ * text. */
+typedef struct vtext {
+  unsigned begin, end;
+  const char *text;
+} vtext;
+
 /* A kernel a pass added, printed above the annotations of the entry that uses it. */
 typedef struct vkernel {
   int entry;
+  int early;             /* a helper printed after the file's #include lines instead */
   const char *name;
   const char *text;      /* the whole definition, ending in a newline */
 } vkernel;
@@ -34,6 +43,8 @@ typedef struct variant {
   arena *a;
   vedit *edits;
   int nedits, cap_edits;
+  vtext *texts;
+  int ntexts, cap_texts;
   unsigned *decls;       /* names of host variables whose declarators are removed */
   int ndecls, cap_decls;
   vkernel *kernels;
@@ -53,6 +64,10 @@ int variant_touched(const variant *v, int entry, int step);
  * changed already (passes do not edit each other's edits). */
 int variant_remove_step(variant *v, int entry, const kstep *st);
 int variant_replace_step(variant *v, int entry, const kstep *st, const char *text);
+/* Replaces bytes [begin, end) outside every entry's body (a host helper's text, for every
+ * call of the helper alike; an entry's head) by text; the same change twice is one. Returns 0 when it overlaps
+ * another such change. */
+int variant_replace_text(variant *v, unsigned begin, unsigned end, const char *text);
 /* Removes the declarator of the host variable whose name is at offset name (a scratch
  * pointer a pass made unused) from its declaration; the whole declaration when every
  * declarator goes. */
@@ -62,6 +77,10 @@ void variant_add_kernel(variant *v, int entry, const char *name, const char *tex
 /* Adds a helper's text (a pass's CUDA file, passes/cuda/) at the top of the kernels, once
  * per variant however many sites use it. */
 void variant_add_helper(variant *v, const char *name, const char *text);
+/* The same, printed after the file's #include lines, before its own code: a helper that the
+ * file's host helpers call (a pass's variant_replace_text). A helper added already moves
+ * there. */
+void variant_add_early_helper(variant *v, const char *name, const char *text);
 /* Adds `#include header` ("<cublas_v2.h>") after the file's last #include line, unless the
  * file or the variant includes it already. */
 void variant_add_include(variant *v, const char *header);

@@ -2394,4 +2394,5 @@ const pass pass_conv_cudnn = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

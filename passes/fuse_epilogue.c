@@ -608,4 +608,5 @@ const pass pass_fuse_epilogue = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

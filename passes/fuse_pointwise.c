@@ -326,4 +326,5 @@ const pass pass_fuse_pointwise = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -551,4 +551,5 @@ const pass pass_fuse_prologue = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

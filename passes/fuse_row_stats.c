@@ -758,4 +758,5 @@ const pass pass_fuse_row_stats = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -765,8 +765,9 @@ static void print_lt(const gemm *g, const char *an, const char *bn, const char *
             g->k->params[g->bias->param].name);
 }
 
-/* passes/cuda/kf_sgemm_batched.cuh, embedded at build time (lib/CMakeLists.txt) */
-extern const unsigned char kf_sgemm_batched_source[];
+/* passes/cuda/kf_sgemm_batched.cuh and the kf_lt_matmul.cuh it calls, embedded at build time
+ * (lib/CMakeLists.txt) */
+extern const unsigned char kf_sgemm_batched_source[], kf_lt_matmul_source[];
 static const char batched_name[] = "kf_sgemm_batched";
 
 static void print_pair(const dgemm *g, const poly *p, strbuf *b) {
@@ -790,8 +791,10 @@ static int finish(variant *v, const pass_site *site, const kentry *e, const kste
     return 0;
   }
   variant_add_include(v, include);
-  if (helper)
+  if (helper) {
+    variant_add_helper(v, "kf_lt_matmul", (const char *)kf_lt_matmul_source);
     variant_add_helper(v, batched_name, (const char *)kf_sgemm_batched_source);
+  }
   variant_add_kernel(v, site->entry, name, text);
   variant_note(v, arena_printf(v->a, "gemm-cublas@%s#%d", e->name, site->first_step),
                arena_printf(v->a, "gemm-cublas: %s -> %s (%s)", site->what, name, what));
@@ -982,4 +985,5 @@ const pass pass_gemm_cublas = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -724,4 +724,5 @@ const pass pass_one_pass_moments = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -44,6 +44,9 @@ typedef struct pass {
   /* Applies at site with values (one per parameter) to v. Returns 0 on failure, having
    * reported why. */
   int (*apply)(variant *v, const pass_site *site, const int *values, diag *d);
+  /* Run only when --passes= names it, never by default (a pass whose variants the
+   * verifier has rejected for reasons not yet understood: docs/passes/<name>.md). */
+  int opt_in;
 } pass;
 
 /* The position in e->steps of the top-level step whose kstep.index is `index` (a site's

@@ -58,6 +58,9 @@ static const char helper_text[] =
     "template <typename T>\n"
     "static cudaError_t kf_scratch_malloc(T** p, size_t bytes, cudaStream_t stream) {\n"
     "  cudaMemPool_t pool = kf_scratch_pool();\n"
+    "  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;  // a graph's memory is its own\n"
+    "  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)\n"
+    "    pool = NULL;\n"
     "  return pool ? cudaMallocFromPoolAsync(reinterpret_cast<void**>(p), bytes, pool, stream)\n"
     "              : cudaMallocAsync(reinterpret_cast<void**>(p), bytes, stream);\n"
     "}\n";
@@ -155,4 +158,5 @@ const pass pass_pool_scratch = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -780,4 +780,5 @@ const pass pass_reduce_apply = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -522,4 +522,5 @@ const pass pass_row_cache = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -470,4 +470,5 @@ const pass pass_row_scan = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

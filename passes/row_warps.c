@@ -437,4 +437,5 @@ const pass pass_row_warps = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

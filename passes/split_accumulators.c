@@ -521,4 +521,5 @@ const pass pass_split_accumulators = {
     find,
     get_params,
     apply,
+    0, /* by default */
 };

@@ -80,145 +80,17 @@ static bool kf_sgemm_rows_fit(const kf_sgemm_shape &s) {
   return cudaGetLastError() == cudaSuccess;
 }
 
-// The largest power of two up to 16 that divides the address: the alignment cuBLASLt's
-// heuristic is told of, so that the engine it picks runs on these pointers.
-static uint32_t kf_lt_align(const void *p) {
-  const unsigned long long v = (unsigned long long)p;
-  return v % 16 == 0 ? 16 : v % 8 == 0 ? 8 : 4;
-}
-
-// A cuBLASLt matmul for one shape, alignment and bias layout, made at its first call and kept:
-// the descriptors, and the fastest of the heuristic's first eight engines as timed there on the
-// call's own buffers (three runs each after one to warm up; the heuristic's first while the
-// stream is being captured). A call then only sets the bias pointer and runs, so that the small
-// products of a recurrent network's time loop do not pay the heuristic at every step. (For
-// level3/034's 8 x 128 x 256 product the heuristic's first engine split k 264 ways: 53 us a
-// call, most of each time step.)
-struct kf_lt_plan {
-  long long key[10];            // m, n, k, lda, ldb, ldc, ta, tb, the alignments of A and B, of C and the bias
-  cublasLtMatmulDesc_t op;
-  cublasLtMatrixLayout_t la, lb, lc;
-  cublasLtMatmulAlgo_t algo;
-  bool usable;                  // the heuristic found an engine
-};
-
-// C = alpha A B + bias[j] for one product (no batch): one cublasLtMatmul whose epilogue adds the bias
-// down the rows of the column-major result (the columns of the row-major C), as eager's addmm
-// does. FP32 (CUBLAS_COMPUTE_32F, no TF32). False when cuBLASLt cannot take it (the caller then
-// fills C with the bias and adds the product).
+// C = alpha A B + bias[j] for one product (no batch): one cublasLtMatmul (kf_lt_matmul, its
+// engine timed per shape) whose epilogue adds the bias down the rows of the column-major
+// result (the columns of the row-major C), as eager's addmm does. False when cuBLASLt cannot
+// take it (the caller then fills C with the bias and adds the product).
 [[maybe_unused]] static bool kf_sgemm_lt_bias(const kf_sgemm_shape &s, float alpha, const float *a, const float *b, float *c,
                                               const float *bias, cudaStream_t stream) {
-  static cublasLtHandle_t handle = [] { // made once; the stream is the call's
-    cublasLtHandle_t h = nullptr;
-    return cublasLtCreate(&h) == CUBLAS_STATUS_SUCCESS ? h : nullptr;
-  }();
-  static constexpr size_t workspace_bytes = 32u << 20; // lets the library split k (few rows)
-  static void *workspace = [] { // allocated once
-    void *p = nullptr;
-    return cudaMalloc(&p, workspace_bytes) == cudaSuccess ? p : nullptr;
-  }();
-  static std::mutex lock; // the plans, and the bias pointer set on a plan's descriptor
-  static kf_lt_plan plans[32];
-  static int nplans = 0;
-  const long long most = 2147483647;
-  const long long sizes[] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc};
-  for (long long v : sizes)
-    if (v < 1 || v > most)
-      return false;
-  if (!handle || s.count[0] != 1 || s.count[1] != 1 || s.lda < (s.ta ? s.m : s.k) || s.ldb < (s.tb ? s.k : s.n) ||
-      s.ldc < s.n)
+  if (s.count[0] != 1 || s.count[1] != 1 || s.lda < (s.ta ? s.m : s.k) || s.ldb < (s.tb ? s.k : s.n))
     return false;
-  a += s.oa;
-  b += s.ob;
-  c += s.oc;
-  const uint32_t align_a = kf_lt_align(a), align_b = kf_lt_align(b), align_c = kf_lt_align(c);
-  const long long key[10] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.ta, s.tb, align_a * 32 + align_b,
-                             align_c * 32 + kf_lt_align(bias)};
-  std::lock_guard<std::mutex> hold(lock);
-  kf_lt_plan *plan = nullptr;
-  for (int i = 0; i < nplans && !plan; i++)
-    if (!memcmp(plans[i].key, key, sizeof key))
-      plan = &plans[i];
-  if (!plan) {
-    if (nplans == 32)
-      return false; // the caller's two-step path
-    plan = &plans[nplans++];
-    *plan = {};
-    memcpy(plan->key, key, sizeof key);
-    // column-major: C^T (n x m) = op(B^T) op(A^T); B goes first
-    const cublasOperation_t opa = s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = s.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    const uint64_t bytes = workspace ? workspace_bytes : 0;
-    cublasLtMatmulPreference_t pref = nullptr;
-    cublasLtMatmulHeuristicResult_t found[8] = {};
-    int nfound = 0;
-    plan->usable =
-        cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatrixLayoutCreate(&plan->la, CUDA_R_32F, s.tb ? s.k : s.n, s.tb ? s.n : s.k, s.ldb) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatrixLayoutCreate(&plan->lb, CUDA_R_32F, s.ta ? s.m : s.k, s.ta ? s.k : s.m, s.lda) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatrixLayoutCreate(&plan->lc, CUDA_R_32F, s.n, s.m, s.ldc) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes) ==
-            CUBLAS_STATUS_SUCCESS &&
-        // the first operand is B, the second A (column-major C^T = B^T A^T)
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_b,
-                                             sizeof align_b) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_a,
-                                             sizeof align_a) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
-                                             sizeof align_c) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
-                                             sizeof align_c) == CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulAlgoGetHeuristic(handle, plan->op, plan->la, plan->lb, plan->lc, plan->lc, pref, 8, found,
-                                       &nfound) == CUBLAS_STATUS_SUCCESS &&
-        nfound >= 1;
-    if (pref)
-      cublasLtMatmulPreferenceDestroy(pref);
-    plan->algo = found[0].algo;
-    if (plan->usable && nfound > 1) { // the fastest of the heuristic's engines, timed on this call's buffers
-      cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-      cudaEvent_t t0 = nullptr, t1 = nullptr;
-      float best = 0.0f;
-      const float zero = 0.0f;
-      if (cudaStreamIsCapturing(stream, &capturing) == cudaSuccess && capturing == cudaStreamCaptureStatusNone &&
-          cudaEventCreate(&t0) == cudaSuccess && cudaEventCreate(&t1) == cudaSuccess)
-        for (int i = 0; i < nfound; i++) {
-          bool ran = found[i].state == CUBLAS_STATUS_SUCCESS;
-          for (int rep = 0; rep < 4 && ran; rep++) { // one to warm up, three timed
-            if (rep == 1)
-              ran = cudaEventRecord(t0, stream) == cudaSuccess;
-            ran = ran && cublasLtMatmul(handle, plan->op, &alpha, b, plan->la, a, plan->lb, &zero, c, plan->lc, c,
-                                        plan->lc, &found[i].algo, workspace, workspace ? workspace_bytes : 0,
-                                        stream) == CUBLAS_STATUS_SUCCESS;
-          }
-          float ms = 0.0f;
-          if (ran && cudaEventRecord(t1, stream) == cudaSuccess && cudaEventSynchronize(t1) == cudaSuccess &&
-              cudaEventElapsedTime(&ms, t0, t1) == cudaSuccess && (best == 0.0f || ms < best)) {
-            best = ms;
-            plan->algo = found[i].algo;
-          }
-        }
-      if (t0)
-        cudaEventDestroy(t0);
-      if (t1)
-        cudaEventDestroy(t1);
-      cudaGetLastError(); // a failed trial leaves no error behind
-    }
-  }
-  const float zero = 0.0f;
-  return plan->usable &&
-         cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
-             CUBLAS_STATUS_SUCCESS &&
-         cublasLtMatmul(handle, plan->op, &alpha, b, plan->la, a, plan->lb, &zero, c, plan->lc, c, plan->lc, &plan->algo,
-                        workspace, workspace ? workspace_bytes : 0, stream) == CUBLAS_STATUS_SUCCESS;
+  // column-major: C^T (n x m) = op(B^T) op(A^T); B goes first
+  return kf_lt_matmul(s.tb ? CUBLAS_OP_T : CUBLAS_OP_N, s.ta ? CUBLAS_OP_T : CUBLAS_OP_N, s.n, s.m, s.k, alpha,
+                      b + s.ob, s.ldb, a + s.oa, s.lda, 0.0f, c + s.oc, s.ldc, bias, stream);
 }
 
 // C = bias (bias[bi * i + bj * j + b0]), then C += alpha A B (beta 1).
