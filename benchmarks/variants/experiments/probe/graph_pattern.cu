@@ -4,7 +4,8 @@
 // with guard bytes around every buffer and the inputs checked after each call. The runner
 // rejected the variant at seed 2 (docs/passes/cuda-graph.md); an earlier harness with one
 // buffer set did not reproduce it.
-// Build (the reference and the variant as separate libraries, so their kernels do not clash):
+// Build and run: graph_pattern.sh VARIANT.cu (beside it). What it does (the reference and the
+// variant as separate libraries, so that their kernels do not clash):
 //   nvcc -shared -Xcompiler -fPIC -Xlinker -Bsymbolic -o libref.so corpus/level3/034_vanilla_rnn_hidden.cu -lcublas -lcublasLt
 //   sed 's/^extern "C" void vanilla_rnn_hidden(/extern "C" void v_vanilla_rnn_hidden(/' VARIANT.cu > v.cu
 //   nvcc -shared -Xcompiler -fPIC -Xlinker -Bsymbolic -o libv.so v.cu -lcublas -lcublasLt
