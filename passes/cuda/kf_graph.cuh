@@ -14,7 +14,8 @@
 struct kf_graph_slot {
   std::string key;                // the tuple: the arguments' bytes and the stream
   int calls = 0;                  // calls made with it
-  cudaGraphExec_t exec = nullptr; // its graph, once captured
+  cudaGraphExec_t exec = nullptr; // the graph captured last in this slot
+  bool ready = false;             // exec was captured for key (else it is an older tuple's, kept to update)
   unsigned long long used = 0;    // when it was last called (for replacing the older slot)
 };
 
@@ -48,13 +49,15 @@ static auto kf_graph_call(kf_graph &g, cudaStream_t stream, std::string key, F b
     return body(stream);
   }
   kf_graph_slot *slot = g.slots[0].key == key ? &g.slots[0] : g.slots[1].key == key ? &g.slots[1] : nullptr;
-  if (!slot) { // the slot used longer ago takes the tuple (its graph kept, for an update)
+  if (!slot) { // the slot used longer ago takes the tuple; its graph is kept to be updated,
+                // and is never replayed for the new tuple
     slot = g.slots[0].used <= g.slots[1].used ? &g.slots[0] : &g.slots[1];
     slot->key = key;
     slot->calls = 0;
+    slot->ready = false;
   }
   slot->used = ++g.clock;
-  if (slot->calls > 1 && slot->exec) { // captured for this tuple: replay
+  if (slot->ready) { // captured for this tuple: replay
     const cudaError_t launched = cudaGraphLaunch(slot->exec, stream);
     if constexpr (std::is_void_v<result>)
       return;
@@ -89,8 +92,7 @@ static auto kf_graph_call(kf_graph &g, cudaStream_t stream, std::string key, F b
     cudaGraphExecUpdateResultInfo info;
     if (cudaGraphExecUpdate(slot->exec, graph, &info) != cudaSuccess) {
       cudaGetLastError();
-      cudaDeviceSynchronize(); // its last replay done before it goes
-      cudaGraphExecDestroy(slot->exec);
+      cudaGraphExecDestroy(slot->exec); // a launch still running finishes first (the driver frees it then)
       slot->exec = nullptr;
     }
   }
@@ -100,6 +102,7 @@ static auto kf_graph_call(kf_graph &g, cudaStream_t stream, std::string key, F b
   }
   if (graph)
     cudaGraphDestroy(graph);
+  slot->ready = !why;
   if (why) {
     cudaGetLastError(); // the failed capture leaves no error behind
     g.off = why;
