@@ -1,8 +1,10 @@
 """Finding, slicing and fingerprinting the benchmark's problems (stdlib only).
 
-A problem is a pair `levelL/NAME.cu` + `levelL/NAME.py` under benchmarks/corpus; its id
-is "levelL/NAME". The kfuse output of a problem, when a folder of them is given, is
-`KFUSE_DIR/levelL/NAME.cu`.
+A problem is a pair `FOLDER/NAME.cu` + `FOLDER/NAME.py` under benchmarks/corpus; its id
+is "FOLDER/NAME". The folders are the KernelBench levels `level1`, `level2`, `level3`
+(level 1, 2, 3: ints) and the named slices of SLICES (`launch`: the launch-bound problems,
+level "launch"). The kfuse output of a problem, when a folder of them is given, is
+`KFUSE_DIR/FOLDER/NAME.cu`.
 """
 
 import hashlib
@@ -16,24 +18,51 @@ import re
 METHOD_VERSION = 1
 
 
+# The KernelBench levels (folders level1 .. level3) and the named slices of the corpus
+# (folder and level are the name). `benchmarks/run --level` takes both; its default, the
+# KernelBench levels, leaves the slices out (they run on request).
+LEVELS = (1, 2, 3)
+SLICES = ("launch",)
+DEFAULT_LEVELS = LEVELS
+
+
+def is_level_number(level):
+    return isinstance(level, int) and not isinstance(level, bool)
+
+
+def level_dir(level):
+    """The corpus folder of a level, also its problems' id prefix: 1 -> "level1",
+    "launch" -> "launch"."""
+    return "level%d" % level if is_level_number(level) else str(level)
+
+
+def level_order(level):
+    """Sort key: the KernelBench levels in order, then the slices in SLICES order."""
+    if is_level_number(level):
+        return (0, level, "")
+    return (1, SLICES.index(level) if level in SLICES else len(SLICES), str(level))
+
+
 class ProblemFiles:
-    """Where a problem's files are: id ("level1/001_square_matmul"), level (int), name,
-    cu, py, and kfuse (the kfuse output's path, or None)."""
+    """Where a problem's files are: id ("level1/001_square_matmul", "launch/006_gru_small"),
+    level (1, 2, 3, or a slice's name: "launch"), name, cu, py, and kfuse (the kfuse
+    output's path, or None)."""
 
     def __init__(self, level, name, cu, py, kfuse=None):
         self.level, self.name, self.cu, self.py, self.kfuse = level, name, cu, py, kfuse
-        self.id = "level%d/%s" % (level, name)
+        self.id = "%s/%s" % (level_dir(level), name)
 
     def __repr__(self):
         return "ProblemFiles(%r)" % self.id
 
 
-def discover(corpus_dir, levels=(1, 2, 3), kfuse_dir=None):
-    """All problems of the given levels, sorted by level then name. A .cu without its .py
-    (or the reverse) is not a problem; `unpaired` lists those files."""
+def discover(corpus_dir, levels=DEFAULT_LEVELS, kfuse_dir=None):
+    """All problems of the given levels (1, 2, 3 and slice names such as "launch"), in the
+    order of `levels`, then by name. A .cu without its .py (or the reverse) is not a
+    problem; `unpaired` lists those files."""
     found, unpaired = [], []
     for level in levels:
-        d = os.path.join(corpus_dir, "level%d" % level)
+        d = os.path.join(corpus_dir, level_dir(level))
         if not os.path.isdir(d):
             continue
         names = sorted(os.listdir(d))
@@ -47,22 +76,29 @@ def discover(corpus_dir, levels=(1, 2, 3), kfuse_dir=None):
                 continue
             k = None
             if kfuse_dir:
-                cand = os.path.join(kfuse_dir, "level%d" % level, stem + ".cu")
+                cand = os.path.join(kfuse_dir, level_dir(level), stem + ".cu")
                 k = cand if os.path.isfile(cand) else None
             found.append(ProblemFiles(level, stem, cu, py, k))
     return found, unpaired
 
 
 def parse_levels(text):
+    """'2,1,launch' -> [1, 2, "launch"]: KernelBench levels as ints (1, 2, 3; "level3"
+    is 3), slices by name (launch), each once, levels first, then slices."""
     levels = []
     for part in text.split(","):
-        part = part.strip().lower().replace("level", "")
+        part = part.strip().lower()
+        if part in SLICES:
+            levels.append(part)
+            continue
+        part = part.replace("level", "")
         if not part:
             continue
-        if not part.isdigit() or int(part) not in (1, 2, 3):
-            raise ValueError("--level takes 1, 2 and 3, comma-separated: %r" % text)
+        if not part.isdigit() or int(part) not in LEVELS:
+            raise ValueError("--level takes %s and %s, comma-separated: %r"
+                             % (", ".join(str(n) for n in LEVELS), ", ".join(SLICES), text))
         levels.append(int(part))
-    return sorted(set(levels))
+    return sorted(set(levels), key=level_order)
 
 
 def parse_shard(text):

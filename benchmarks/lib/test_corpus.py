@@ -3,8 +3,15 @@
 Run: python3 -m unittest discover benchmarks/lib
 """
 
+import ast
+import contextlib
+import glob
+import importlib.machinery
+import importlib.util
+import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -13,9 +20,19 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import contract  # noqa: E402
 import corpus  # noqa: E402
 
 TESTDATA = os.path.join(HERE, "testdata")
+CORPUS = os.path.join(os.path.dirname(HERE), "corpus")
+RUN = os.path.join(os.path.dirname(HERE), "run")
+
+
+def touch(*parts):
+    path = os.path.join(*parts)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").close()
+    return path
 
 
 class Discovery(unittest.TestCase):
@@ -72,6 +89,133 @@ class Slicing(unittest.TestCase):
         self.assertEqual(corpus.parse_levels("level3"), [3])
         with self.assertRaises(ValueError):
             corpus.parse_levels("4")
+
+    def test_only_a_slice(self):
+        ps = self.problems(3) + [corpus.ProblemFiles("launch", "%03d_p" % i, "x.cu", "x.py")
+                                 for i in range(3)]
+        self.assertEqual([p.id for p in corpus.select(ps, only="launch/")],
+                         ["launch/000_p", "launch/001_p", "launch/002_p"])
+        self.assertEqual([p.id for p in corpus.select(ps, only="001_")],
+                         ["level1/001_p", "launch/001_p"])
+
+
+class Levels(unittest.TestCase):
+    """The launch slice (corpus/launch) next to the KernelBench levels."""
+
+    def test_parse_levels_with_the_slice(self):
+        self.assertEqual(corpus.parse_levels("launch"), ["launch"])
+        self.assertEqual(corpus.parse_levels("1,2,3,launch"), [1, 2, 3, "launch"])
+        self.assertEqual(corpus.parse_levels(" LAUNCH ,level2,launch,1"), [1, 2, "launch"])
+        self.assertEqual(corpus.parse_levels("1,2,3"), [1, 2, 3])
+        self.assertEqual(corpus.parse_levels(""), [])
+        for bad in ("lunch", "launch2", "0", "1,4", "levellaunch"):
+            with self.assertRaises(ValueError, msg=bad):
+                corpus.parse_levels(bad)
+        with self.assertRaisesRegex(ValueError, "launch"):
+            corpus.parse_levels("5")
+
+    def test_level_dir_and_ids(self):
+        self.assertEqual(corpus.level_dir(2), "level2")
+        self.assertEqual(corpus.level_dir("launch"), "launch")
+        self.assertEqual(corpus.ProblemFiles(3, "044_b", "x.cu", "x.py").id, "level3/044_b")
+        self.assertEqual(corpus.ProblemFiles("launch", "006_gru_small", "x.cu", "x.py").id,
+                         "launch/006_gru_small")
+        self.assertEqual(sorted(["launch", 3, 1], key=corpus.level_order), [1, 3, "launch"])
+
+    def test_discover_the_slice_and_its_kfuse_outputs(self):
+        d = tempfile.mkdtemp()
+        try:
+            corp, kf = os.path.join(d, "corpus"), os.path.join(d, "kfuse")
+            for name in ("001_a.cu", "001_a.py"):
+                touch(corp, "level1", name)
+            for name in ("001_x.cu", "001_x.py", "002_y.cu", "002_y.py", "003_z.cu", "_note.py"):
+                touch(corp, "launch", name)
+            touch(kf, "launch", "002_y.cu")
+            touch(kf, "level1", "002_y.cu")     # another folder's output: not this problem's
+            found, unpaired = corpus.discover(corp, kfuse_dir=kf)
+            self.assertEqual([p.id for p in found], ["level1/001_a"])   # default: no slice
+            self.assertEqual(unpaired, [])
+            found, unpaired = corpus.discover(corp, corpus.parse_levels("launch,1"), kf)
+            self.assertEqual([p.id for p in found],
+                             ["level1/001_a", "launch/001_x", "launch/002_y"])
+            self.assertEqual([p.level for p in found], [1, "launch", "launch"])
+            self.assertEqual([os.path.basename(u) for u in unpaired], ["003_z.cu"])
+            y = found[2]
+            self.assertEqual(y.kfuse, os.path.join(kf, "launch", "002_y.cu"))
+            self.assertEqual(y.cu, os.path.join(corp, "launch", "002_y.cu"))
+            self.assertIsNone(found[1].kfuse)
+            # the fingerprint and the resume key work as for a level's problem
+            self.assertEqual(corpus.variant_set(y, False), ["ref", "kfuse", "eager", "compile"])
+            key = corpus.record_key(y.id, corpus.source_hash(y), corpus.variant_set(y, False))
+            recs = [{"type": "problem", "problem": "launch/002_y", "source_hash": key[1],
+                     "variants": list(key[2]), "status": "ok"}]
+            self.assertIn(key, corpus.done_keys(recs))
+            # the record's level is JSON as it is
+            self.assertEqual(json.loads(json.dumps(corpus.jsonable({"level": y.level}))),
+                             {"level": "launch"})
+        finally:
+            shutil.rmtree(d)
+
+    def test_run_parses_the_slice(self):
+        """benchmarks/run: --level launch selects the slice, the default leaves it out."""
+        loader = importlib.machinery.SourceFileLoader("benchmarks_run", RUN)
+        spec = importlib.util.spec_from_loader("benchmarks_run", loader)
+        run = importlib.util.module_from_spec(spec)
+        loader.exec_module(run)
+        self.assertEqual(run.parse_args([]).levels, [1, 2, 3])
+        self.assertEqual(run.parse_args(["--level", "launch"]).levels, ["launch"])
+        self.assertEqual(run.parse_args(["--level", "1,2,3,launch"]).levels, [1, 2, 3, "launch"])
+        err = io.StringIO()
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
+            run.parse_args(["--level", "4"])
+        self.assertIn("--level takes 1, 2, 3 and launch", err.getvalue())
+
+
+def twin_entry(py):
+    with open(py, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), py)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENTRY"
+                                                for t in node.targets):
+            return node.value.value
+    return None
+
+
+class LaunchSlice(unittest.TestCase):
+    """The files of corpus/launch keep the corpus's conventions (corpus/README.md)."""
+
+    def setUp(self):
+        if not os.path.isdir(os.path.join(CORPUS, "launch")):
+            self.skipTest("no corpus/launch")
+
+    def test_ten_problems_each_a_pair(self):
+        found, unpaired = corpus.discover(CORPUS, ("launch",))
+        self.assertEqual(unpaired, [])
+        self.assertEqual(len(found), 10)
+        self.assertEqual([p.name[:3] for p in found], ["%03d" % i for i in range(1, 11)])
+        self.assertTrue(all(p.id.startswith("launch/") for p in found))
+
+    def test_entries_are_named_like_the_files_and_unique_in_the_corpus(self):
+        others = set()
+        for path in glob.glob(os.path.join(CORPUS, "*", "*.cu")):
+            if os.path.basename(os.path.dirname(path)) != "launch":
+                others |= set(contract.parse_file(path))
+        for p in corpus.discover(CORPUS, ("launch",))[0]:
+            with self.subTest(problem=p.id):
+                entries = contract.parse_file(p.cu)
+                name = re.sub(r"^\d{3}_", "", p.name)
+                self.assertEqual(list(entries), [name])
+                self.assertEqual(twin_entry(p.py), name)
+                self.assertNotIn(name, others)
+                e = entries[name]
+                self.assertEqual(len(e.tunes), 1)
+                self.assertTrue(e.checks)
+                self.assertTrue(e.has_stream)
+                for b in e.tunes + e.checks:
+                    self.assertIsNone(e.check_assumes(b.values))
+                    for buf in e.buffers:
+                        self.assertTrue(all(x >= 0 for x in buf.shape(b.values)))
+                        buf.init(b.values)
 
 
 class Records(unittest.TestCase):
