@@ -113,8 +113,9 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
       return 0;
     } else if (!strcmp(a, "--list-passes")) {
       for (int p = 0; p < pass_count; p++)
-        printf("%-16s %s%s\n", pass_list[p]->name, pass_list[p]->summary,
-               pass_list[p]->opt_in ? " (only when --passes= names it)" : "");
+        printf("%-16s %s%s%s\n", pass_list[p]->name, pass_list[p]->summary,
+               pass_list[p]->opt_in ? " (only when --passes= names it)" : "",
+               pass_list[p]->optional ? " (variants made with it and without it)" : "");
       if (!pass_count)
         printf("(no passes yet)\n");
       return 0;

@@ -67,8 +67,10 @@ enum {
  * defaults first, then an odometer over the values), each a whole file, until there are
  * --max-variants of them; a combination that gives the same text as an earlier one is
  * dropped and does not count (a parameter of a pass with no site changes nothing, and the
- * odometer leaves it at its default until the pass finds a site). Remarks of
- * missed sites are reported once, with -R. Returns the count, or -1 after a usage error.
+ * odometer leaves it at its default until the pass finds a site). An optional pass has one
+ * more digit, its on/off, and those digits turn first: every combination of the parameters
+ * is made with the optional passes and then without them. Remarks of missed sites are
+ * reported once, with -R. Returns the count, or -1 after a usage error.
  */
 int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d) {
   const pass *list[64];
@@ -82,13 +84,16 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   *out = NULL;
   if (!npass)
     return 0;
-  /* the odometer: one digit per parameter of every pass */
+  /* the odometer: the on/off digit of every optional pass (0: on), then one digit per
+   * parameter of every pass */
   const pass_param *params[64];
-  int nparams[64], digits = 0, pos[256] = {0};
+  int nparams[64], digits = 0, pos[256] = {0}, off[64] = {0}, ntoggle = 0;
   for (int p = 0; p < npass; p++) {
     nparams[p] = list[p]->params(&params[p]);
     digits += nparams[p];
+    ntoggle += list[p]->optional != 0;
   }
+  digits += ntoggle;
   if (digits > 256)
     KFUSE_BUG("the passes have %d parameters; at most 256", digits);
   int n = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
@@ -98,12 +103,17 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   int found[64] = {0};
   for (int combo = 0; n < most && combo < MAX_COMBOS; combo++) {
     variant *v = variant_new(m);
-    int digit = 0, ok = 1;
+    int digit = ntoggle, ok = 1;
+    for (int p = 0, t = 0; p < npass; p++)
+      if (list[p]->optional)
+        off[p] = pos[t++];
     for (int p = 0; p < npass && ok; p++) {
       int values[32];
       for (int q = 0; q < nparams[p] && q < 32; q++)
         values[q] = params[p][q].values[pos[digit + q]];
       digit += nparams[p];
+      if (off[p])
+        continue;
       pass_site *sites = NULL;
       int nsites = 0;
       list[p]->find(v, &sites, &nsites, o->remarks && combo == 0, d);
@@ -136,6 +146,15 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
     variant_free(v);
     /* the next combination: the first digit turns fastest */
     int carry = 1, d2 = 0;
+    for (int p = 0; p < npass && carry; p++) {
+      if (!list[p]->optional)
+        continue;
+      if (found[p] && ++pos[d2] < 2)
+        carry = 0;
+      else
+        pos[d2] = 0;
+      d2++;
+    }
     for (int p = 0; p < npass && carry; p++)
       for (int q = 0; q < nparams[p] && carry; q++, d2++) {
         if (!found[p])

@@ -2395,4 +2395,5 @@ const pass pass_conv_cudnn = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -191,4 +191,5 @@ const pass pass_cublas_lt = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -214,5 +214,6 @@ const pass pass_cuda_graph = {
     find,
     get_params,
     apply,
-    1, /* opt-in: the verifier's failures on level3/034 and 039 are open (docs/passes/cuda-graph.md) */
+    0, /* by default */
+    1, /* optional: measured with and without */
 };

@@ -609,4 +609,5 @@ const pass pass_fuse_epilogue = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -327,4 +327,5 @@ const pass pass_fuse_pointwise = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

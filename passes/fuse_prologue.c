@@ -552,4 +552,5 @@ const pass pass_fuse_prologue = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

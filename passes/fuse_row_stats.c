@@ -759,4 +759,5 @@ const pass pass_fuse_row_stats = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -986,4 +986,5 @@ const pass pass_gemm_cublas = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

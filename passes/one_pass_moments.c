@@ -725,4 +725,5 @@ const pass pass_one_pass_moments = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

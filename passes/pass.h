@@ -47,6 +47,10 @@ typedef struct pass {
   /* Run only when --passes= names it, never by default (a pass whose variants the
    * verifier has rejected for reasons not yet understood: docs/passes/<name>.md). */
   int opt_in;
+  /* Its variants are made without it too: the tuner measures the program with the pass and
+   * without it, the pass's on/off turning before every parameter (cuda-graph: a graph helps
+   * an entry bound by its launches and may cost one that is not). */
+  int optional;
 } pass;
 
 /* The position in e->steps of the top-level step whose kstep.index is `index` (a site's

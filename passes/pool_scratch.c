@@ -159,4 +159,5 @@ const pass pass_pool_scratch = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -781,4 +781,5 @@ const pass pass_reduce_apply = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -523,4 +523,5 @@ const pass pass_row_cache = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

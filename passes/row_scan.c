@@ -471,4 +471,5 @@ const pass pass_row_scan = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

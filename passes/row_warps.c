@@ -438,4 +438,5 @@ const pass pass_row_warps = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

@@ -522,4 +522,5 @@ const pass pass_split_accumulators = {
     get_params,
     apply,
     0, /* by default */
+    0, /* not optional */
 };

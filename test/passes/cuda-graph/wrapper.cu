@@ -1,12 +1,17 @@
 // The entry becomes a wrapper that replays its work from a CUDA graph per argument tuple
 // (kf_graph_call); the body, as written, becomes a static function declared above the
-// annotations, which stay on the wrapper. The pass is opt-in: without --passes= naming it,
-// nothing changes. The output compiles.
+// annotations, which stay on the wrapper. The output compiles. The pass runs by default and
+// is optional: the bundle holds the program with the graph and without it, for the runner
+// to measure both, before the next values of the other passes' parameters.
 // RUN: %kfuse %s --passes=cuda-graph --emit=transformed -o %t.cu
 // RUN: FileCheck %s < %t.cu
 // RUN: %if nvcc %{ %nvcc -Werror all-warnings -c %t.cu -o %t.o %}
-// RUN: %kfuse %s -R --emit=transformed -o %t.default.cu 2>&1 | FileCheck %s --check-prefix=DEFAULT --allow-empty
-// DEFAULT-NOT: cuda-graph
+// RUN: rm -rf %t.b && %kfuse --bundle %t.b --max-variants=3 %s
+// RUN: FileCheck %s --check-prefix=BUNDLE < %t.b/manifest.txt
+// BUNDLE: variant v1 v1.cu fuse-pointwise(block=256,vec=4)@twice#1-#2+cuda-graph@twice
+// BUNDLE-NEXT: variant v2 v2.cu fuse-pointwise(block=256,vec=4)@twice#1-#2{{$}}
+// BUNDLE-NEXT: variant v3 v3.cu fuse-pointwise(block=256,vec=4,ilp=2)@twice#1-#2+cuda-graph@twice
+// BUNDLE-NOT: variant
 // CHECK: // kfuse variant cuda-graph@twice
 // CHECK: {{^}}struct kf_graph {
 // CHECK: {{^}}static void twice_eager(const float* x, float* y, int n, cudaStream_t stream);
