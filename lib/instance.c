@@ -130,6 +130,14 @@ static kstmt *scopy(ictx *c, const kstmt *s) {
 }
 
 /* `Name{v, ...}`, `Name(v, ...)` or `Name{}`: the functor and the values' texts. */
+/* Whether the C text t is one identifier. */
+static int is_ident(const char *t) {
+  int ok = t[0] && !isdigit((unsigned char)t[0]);
+  for (const char *c = t; *c && ok; c++)
+    ok = *c == '_' || isalnum((unsigned char)*c);
+  return ok;
+}
+
 static const kfunctor *functor_literal(const kmodel *m, arena *a, const char *t, const char ***vals, int *nvals) {
   size_t n = 0;
   while (isalnum((unsigned char)t[n]) || t[n] == '_' || t[n] == ':')
@@ -241,6 +249,7 @@ int instance_launch(kmodel *m, kstep *st) {
       karg *g = &args[na++];
       memset(g, 0, sizeof *g);
       g->text = vals[p][i];
+      g->is_name = is_ident(g->text) && !model_is_macro(m, g->text);
       g->loc = st->args[p].loc;
       g->ref = KREF_NONE;
     }

@@ -122,6 +122,9 @@ typedef struct karg {
   int buffer;           /* see kref_kind */
   const char *offset;   /* pointer arithmetic on the buffer ("b * K"), or NULL */
   int reads, writes;    /* what the callee does through it (pointer arguments) */
+  int is_name;          /* the argument is, as written, the name of a declared variable,
+                         * parameter or constant (not a macro, not an expression): a
+                         * kernel parameter may take its name */
   int helper_param;     /* inside a host helper: 1 + the index of the helper's parameter
                          * that the argument names as it is (never assigned there), else 0 */
   xexpr *value;         /* a non-buffer argument of the entry's own body as an integer
@@ -455,9 +458,13 @@ typedef struct kmodel {
                                * a call of one computes, for passes that recognize values
                                * (conv-cudnn's ReLU). Calls stay calls in the kernels */
   int nfunctions, cap_functions;
+  const char **macros;        /* the names of the macros the file defines or includes, sorted */
+  int nmacros, cap_macros;
   arena *arena;
 } kmodel;
 
+/* Whether name is a macro where the file's code ends (defined there or by a header). */
+int model_is_macro(const kmodel *m, const char *name);
 /* Returns the kernel named name, or NULL. */
 kkernel *model_find_kernel(kmodel *m, const char *name);
 /* The return expression of the file's scalar __device__ function `name` taking nargs

@@ -497,6 +497,16 @@ static void note_decls(seqctx *s, CXCursor decl_stmt) {
   }
 }
 
+/* Whether argument k, whose text is text, is a declaration's name as written: a macro
+ * (`EPS` for 1e-5f, or for another name) or an expression is not. */
+static int names_decl(cxctx *c, CXCursor k, const char *text) {
+  k = cx_strip(c, k);
+  if (!text || clang_getCursorKind(k) != CXCursor_DeclRefExpr)
+    return 0;
+  const char *name = cx_spelling(c, k);
+  return name && !strcmp(name, text);
+}
+
 /* Arguments of a call; first is the index of the first argument child. */
 static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee_decl) {
   int nparams = clang_Cursor_isNull(callee_decl) ? -1 : clang_Cursor_getNumArguments(callee_decl);
@@ -510,6 +520,7 @@ static void add_args(seqctx *s, kstep *st, cxlist ch, int first, CXCursor callee
     a->helper_param = env_param(s, ch.v[i]);
     if (!a->text)
       a->text = cx_text(s->c, ch.v[i]) ? cx_text(s->c, ch.v[i]) : "?";
+    a->is_name = names_decl(s->c, ch.v[i], a->text);
     int pi = i - first;
     if (!s->env)
       note_assignments_in(s, ch.v[i], 0);

@@ -515,6 +515,23 @@ static enum CXChildVisitResult visit_top(CXCursor k, CXCursor parent, CXClientDa
   return CXChildVisit_Continue;
 }
 
+/* The macros' names, a header's too: names a kernel parameter cannot take. */
+static enum CXChildVisitResult visit_macro(CXCursor k, CXCursor parent, CXClientData data) {
+  cxctx *c = data;
+  (void)parent;
+  if (clang_getCursorKind(k) == CXCursor_MacroDefinition)
+    *ARENA_PUSH(c->a, c->m->macros, c->m->nmacros, c->m->cap_macros) = cx_spelling(c, k);
+  return CXChildVisit_Continue;
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int model_is_macro(const kmodel *m, const char *name) {
+  return m->nmacros && bsearch(&name, m->macros, (size_t)m->nmacros, sizeof *m->macros, compare_names);
+}
+
 kmodel *tu_model(tu *t, diag *d) {
   if (t->model)
     return t->model;
@@ -531,6 +548,9 @@ kmodel *tu_model(tu *t, diag *d) {
   }
   annot_set *as = annot_scan(&c);
   walk w = {&c, as};
+  clang_visitChildren(clang_getTranslationUnitCursor(t->unit), visit_macro, &c);
+  if (m->nmacros)
+    qsort(m->macros, (size_t)m->nmacros, sizeof *m->macros, compare_names);
   clang_visitChildren(clang_getTranslationUnitCursor(t->unit), visit_top, &w);
   annot_check_unused(as, d);
   if (diag_errors(d) > before)

@@ -1032,14 +1032,6 @@ static const char *fresh(prun_emit *x, const char *name) {
   return t;
 }
 
-/* Whether the C text t is one identifier. */
-static int is_ident(const char *t) {
-  int ok = t[0] && !(t[0] >= '0' && t[0] <= '9');
-  for (const char *c = t; *c && ok; c++)
-    ok = *c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z');
-  return ok;
-}
-
 void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *base_launch) {
   memset(x, 0, sizeof *x);
   x->r = r;
@@ -1059,12 +1051,13 @@ void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *bas
     for (int p = 0; p < k->nparams; p++) {
       if (k->params[p].is_pointer || !uses_param(&mb->L, p))
         continue;
-      const char *text = mb->st->args[p].text, *type = k->params[p].type_spelling;
+      const karg *arg = &mb->st->args[p];
+      const char *text = arg->text, *type = k->params[p].type_spelling;
       int seen = 0;
       for (int s = 0; s < r->nscalars; s++)
         seen |= !strcmp(r->scalars[s].text, text) && !strcmp(r->scalars[s].type, type);
       if (!seen && r->nscalars < PRUN_MAX_SCALARS)
-        r->scalars[r->nscalars++] = (prun_scalar){text, type, -1, 0};
+        r->scalars[r->nscalars++] = (prun_scalar){text, type, -1, 0, arg->is_name};
     }
   }
   /* parameters: base's, the buffers (not removed, and not already base's), the scalars,
@@ -1102,9 +1095,10 @@ void prun_emit_init(prun_emit *x, prun *r, const kkernel *base, const kstep *bas
         sc->shared = 1;
       }
     kkparam *p = &x->fk.params[np + s];
-    /* a scalar argument that is an identifier keeps its name; an expression gets one */
+    /* a scalar argument that names a variable keeps its name; a macro or an expression
+     * gets one */
     p->name = sc->shared ? x->fk.params[sc->param].name
-                         : fresh(x, is_ident(sc->text) ? sc->text : arena_printf(x->a, "s%d", s));
+                         : fresh(x, sc->is_name ? sc->text : arena_printf(x->a, "s%d", s));
     p->type_spelling = sc->type;
     x->fk.nparams = np + s + 1;
   }

@@ -57,6 +57,8 @@ typedef struct prun_scalar {
   const char *type;
   int param;               /* its parameter in the fused kernel */
   int shared;              /* that parameter is the base kernel's (the same host value) */
+  int is_name;             /* the text names a declaration (karg.is_name): the parameter may
+                            * take the name */
 } prun_scalar;
 
 typedef struct prun {
