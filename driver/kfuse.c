@@ -18,6 +18,7 @@ static const char usage[] =
     "       kfuse --bundle DIR INPUT.cu [--variant FILE]...\n"
     "       kfuse check [--deterministic] [--records DB] [-v] REF.cu CANDIDATE.cu\n"
     "       kfuse --import DIR [--records DB]     kfuse --show-records [--records DB]\n"
+    "       kfuse explain OUTPUT.cu|LEDGER.json\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -33,6 +34,9 @@ static const char usage[] =
     "  --target-gpu NAME   select for this GPU model when no GPU is here ('NVIDIA H200')\n"
     "  --import DIR        import a bundle's results (from kfuse-runner) into the records\n"
     "  --show-records      print the records\n"
+    "  --ledger FILE       also write the decision ledger (JSON: each pass's sites and\n"
+    "                      refusals, each variant's verdict) to FILE; an output that\n"
+    "                      applies a variant carries it at its end\n"
     "  --emit=KIND         cuda (default): the optimized program\n"
     "                      model: the program model as text\n"
     "                      model-json: the program model as JSON\n"
@@ -95,6 +99,23 @@ static int check_command(const kfuse_options *base, int argc, char **argv) {
   return (int)st;
 }
 
+/* kfuse explain FILE: the ledger FILE carries (or is), for people. */
+static int explain_command(int argc, char **argv) {
+  static const char use[] = "usage: kfuse explain OUTPUT.cu|LEDGER.json";
+  if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+    printf("%s\n\nPrints the decision ledger of a kfuse output (or of a ledger written with\n"
+           "--ledger): the sites each pass applied at and refused, and each variant's verdict\n"
+           "from the tuning records, with its numbers.\n", use);
+    return 0;
+  }
+  if (argc != 3 || (argv[2][0] == '-' && argv[2][1]))
+    return usage_error("%s", use);
+  diag *d = diag_new(stderr);
+  kfuse_status st = kfuse_explain(argv[2], d);
+  diag_free(d);
+  return (int)st;
+}
+
 static int run(int argc, char **argv, const char **extra, const char **variants) {
   kfuse_options o = {0};
   o.emit = EMIT_CUDA;
@@ -103,6 +124,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   int show_records = 0;
   if (argc >= 2 && !strcmp(argv[1], "check"))
     return check_command(&o, argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "explain"))
+    return explain_command(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -136,6 +159,12 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
         import_dir = argv[i];
     } else if (!strcmp(a, "--show-records")) {
       show_records = 1;
+    } else if (!strcmp(a, "--ledger")) {
+      if (++i >= argc)
+        return usage_error("%s needs a file name", a);
+      if (o.ledger)
+        return usage_error("%s given twice", "--ledger");
+      o.ledger = argv[i];
     } else if (!strcmp(a, "--bundle") || !strcmp(a, "--variant")) {
       if (++i >= argc)
         return usage_error("%s needs an argument", a);
@@ -196,8 +225,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   o.tu.extra_args = extra;
   o.variants = variants;
   if (import_dir || show_records) {
-    if (o.input || o.output)
-      return usage_error("%s", "--import and --show-records take no input or output file");
+    if (o.input || o.output || o.ledger)
+      return usage_error("%s", "--import and --show-records take no input, output or ledger file");
     diag *d = diag_new(stderr);
     kfuse_status st = import_dir ? kfuse_import(o.records, import_dir, d) : KFUSE_OK;
     if (st == KFUSE_OK && show_records)
@@ -208,8 +237,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   if (!o.input)
     return usage_error("%s", "no input file");
   if (o.bundle_dir) {
-    if (o.output)
-      return usage_error("%s", "--bundle writes a directory; drop -o");
+    if (o.output || o.ledger)
+      return usage_error("%s", "--bundle writes a directory; drop -o and --ledger");
     diag *d = diag_new(stderr);
     kfuse_status st = kfuse_bundle(&o, d);
     diag_free(d);
@@ -217,6 +246,10 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   }
   if (!o.output)
     return usage_error("%s", "no output file: use -o FILE (or -o - for standard output)");
+  if (o.ledger && o.emit != EMIT_CUDA)
+    return usage_error("%s", "--ledger goes with --emit=cuda (the decisions are made only there)");
+  if (o.ledger && !strcmp(o.ledger, o.output) && strcmp(o.output, "-"))
+    return usage_error("%s", "--ledger and -o name the same file");
   diag *d = diag_new(stderr);
   kfuse_status st = kfuse_compile(&o, d);
   diag_free(d);

@@ -247,7 +247,7 @@ static int write_in(const char *dir, const char *name, const char *data, size_t 
   return ok;
 }
 
-static char *slurp(const char *path, size_t *size, diag *d) {
+char *bundle_slurp(const char *path, size_t *size, diag *d) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open file: %s", strerror(errno));
@@ -364,7 +364,7 @@ int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variant
     if (!tu_signature(ref, m->entries[i].name, &sigs[i], NULL, NULL))
       KFUSE_BUG("entry %s has no signature", m->entries[i].name);
   srcs[0] = (source){"ref", "ref.cu", "reference", NULL, 0};
-  srcs[0].text = slurp(m->path, &srcs[0].size, d);
+  srcs[0].text = bundle_slurp(m->path, &srcs[0].size, d);
   if (!srcs[0].text)
     goto done;
   for (int v = 0; v < nvariants; v++) {
@@ -379,7 +379,7 @@ int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variant
       s->size = variants[v].size;
       continue;
     }
-    s->text = slurp(variants[v].path, &s->size, d);
+    s->text = bundle_slurp(variants[v].path, &s->size, d);
     if (!s->text)
       goto done;
     tu *vt = tu_parse(variants[v].path, opt, d);

@@ -19,6 +19,10 @@ typedef struct bundle_variant {
   const char *recipe;   /* what produced it, e.g. "user:cand.cu", "fuse-pointwise(...)@..." */
 } bundle_variant;
 
+/* The bytes of the file at path (malloc'd, NUL-terminated, *size without the NUL), or NULL
+ * after reporting `path: error: cannot open file: ...` or `cannot read file` to d. */
+char *bundle_slurp(const char *path, size_t *size, diag *d);
+
 /* Writes the bundle for reference model m (parsed from m->path) into dir, creating it.
  * Each user variant is parsed and must define every annotated entry of m as an extern "C"
  * function with the same parameter and return types (a pass-made variant keeps the

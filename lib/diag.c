@@ -15,6 +15,8 @@ struct diag {
   FILE *out;
   int errors, warnings;
   int show_remarks;
+  diag_listener listener;
+  void *listener_ctx;
   uint64_t seen[REMARKS_SEEN]; /* hashes of the remarks printed, as a ring */
   int nseen;
 };
@@ -26,6 +28,8 @@ diag *diag_new(FILE *out) {
   d->out = out;
   d->errors = d->warnings = 0;
   d->show_remarks = 1;
+  d->listener = NULL;
+  d->listener_ctx = NULL;
   d->nseen = 0;
   return d;
 }
@@ -65,7 +69,7 @@ static int repeated(diag *d, const char *file, unsigned line, unsigned col, cons
 void diag_report(diag *d, diag_level level, const char *file, unsigned line, unsigned col,
                  const char *fmt, ...) {
   count(d, level);
-  if (level == DIAG_REMARK && !d->show_remarks)
+  if (level == DIAG_REMARK && !d->show_remarks && !d->listener)
     return;
   va_list ap;
   va_start(ap, fmt);
@@ -75,6 +79,12 @@ void diag_report(diag *d, diag_level level, const char *file, unsigned line, uns
   va_start(ap, fmt);
   vsnprintf(text, (size_t)(len > 0 ? len : 0) + 1, fmt, ap);
   va_end(ap);
+  if (level == DIAG_REMARK && d->listener)
+    d->listener(d->listener_ctx, file, line, col, text);
+  if (level == DIAG_REMARK && !d->show_remarks) {
+    free(text);
+    return;
+  }
   /* two passes refusing one step for one reason, or two variants dropped for one, say it
    * once */
   if ((level != DIAG_REMARK && level != DIAG_WARNING) || !repeated(d, file, line, col, text)) {
@@ -101,3 +111,8 @@ void diag_raw(diag *d, diag_level level, const char *text) {
 int diag_errors(const diag *d) { return d->errors; }
 
 void diag_set_remarks(diag *d, int show) { d->show_remarks = show; }
+
+void diag_set_listener(diag *d, diag_listener fn, void *ctx) {
+  d->listener = fn;
+  d->listener_ctx = ctx;
+}

@@ -23,5 +23,9 @@ void diag_raw(diag *d, diag_level level, const char *text);
 int diag_errors(const diag *d);
 /* With quiet set, remarks are not printed (they are still counted). */
 void diag_set_remarks(diag *d, int show);
+/* Calls fn with every remark reported from now on, printed or not (the ledger keeps the
+ * passes' refusals); NULL stops. */
+typedef void (*diag_listener)(void *ctx, const char *file, unsigned line, unsigned col, const char *text);
+void diag_set_listener(diag *d, diag_listener fn, void *ctx);
 
 #endif

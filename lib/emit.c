@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "print.h"
 
 static const char *const step_names[] = {"launch", "libcall", "alloc", "free", "memset",
@@ -305,68 +306,6 @@ void emit_model_text(const kmodel *m, strbuf *b) {
 }
 
 /* ---------------------------------------------------------------- JSON */
-/* A JSON writer that places the commas: each value written inside an object or array
- * after the first is preceded by one. `key` is NULL inside an array. */
-typedef struct jw {
-  strbuf *b;
-  int depth, cap;
-  unsigned char *first; /* per open object/array: no value written yet */
-} jw;
-
-static void js_str(strbuf *b, const char *s) {
-  if (!s) {
-    sb_puts(b, "null");
-    return;
-  }
-  sb_putc(b, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      sb_printf(b, "\\%c", c);
-    else if (c == '\n')
-      sb_puts(b, "\\n");
-    else if (c == '\t')
-      sb_puts(b, "\\t");
-    else if (c < 0x20)
-      sb_printf(b, "\\u%04x", c);
-    else
-      sb_putc(b, (char)c);
-  }
-  sb_putc(b, '"');
-}
-
-/* Starts a value: the comma before it, and its key inside an object. */
-static strbuf *jw_value(jw *w, const char *key) {
-  if (w->depth) {
-    if (!w->first[w->depth - 1])
-      sb_putc(w->b, ',');
-    w->first[w->depth - 1] = 0;
-  }
-  if (key) {
-    js_str(w->b, key);
-    sb_putc(w->b, ':');
-  }
-  return w->b;
-}
-
-static void jw_open(jw *w, const char *key, char bracket) {
-  sb_putc(jw_value(w, key), bracket);
-  if (w->depth == w->cap) { /* host loops and conditions nest steps without a bound */
-    w->cap = w->cap ? 2 * w->cap : 16;
-    w->first = xrealloc(w->first, (size_t)w->cap);
-  }
-  w->first[w->depth++] = 1;
-}
-
-static void jw_close(jw *w, char bracket) {
-  w->depth--;
-  sb_putc(w->b, bracket);
-}
-
-static void jw_str(jw *w, const char *key, const char *s) { js_str(jw_value(w, key), s); }
-static void jw_int(jw *w, const char *key, long long v) { sb_printf(jw_value(w, key), "%lld", v); }
-static void jw_bool(jw *w, const char *key, int v) { sb_puts(jw_value(w, key), v ? "true" : "false"); }
-
 static const char *expr_string(const kkernel *k, const kexpr *e, arena *a) {
   strbuf t = {0};
   print_expr(k, e, &t);
@@ -526,7 +465,7 @@ static void json_kernel(jw *w, const kmodel *m, const kkernel *k) {
 }
 
 void emit_model_json(const kmodel *m, strbuf *b) {
-  jw w = {b, 0, 0, NULL};
+  jw w = {.b = b};
   jw_open(&w, NULL, '{');
   jw_str(&w, "file", m->path);
   jw_open(&w, "entries", '[');
@@ -539,5 +478,5 @@ void emit_model_json(const kmodel *m, strbuf *b) {
   jw_close(&w, ']');
   jw_close(&w, '}');
   sb_putc(b, '\n');
-  free(w.first);
+  jw_free(&w);
 }

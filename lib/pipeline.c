@@ -72,7 +72,7 @@ enum {
  * is made with the optional passes and then without them. Remarks of missed sites are
  * reported once, with -R. Returns the count, or -1 after a usage error.
  */
-int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d) {
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg, diag *d) {
   const pass *list[64];
   int npass = o->passes ? parse_pass_list(o->passes, list, 64, d) : 0;
   if (npass < 0)
@@ -116,7 +116,19 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
         continue;
       pass_site *sites = NULL;
       int nsites = 0;
-      list[p]->find(v, &sites, &nsites, o->remarks && combo == 0, d);
+      /* the first combination tells the refusals: printed with -R, kept by the ledger */
+      int tell = combo == 0 && (o->remarks || lg);
+      if (tell && lg) {
+        ledger_listen(lg, d);
+        diag_set_remarks(d, o->remarks);
+      }
+      list[p]->find(v, &sites, &nsites, tell, d);
+      if (tell && lg) {
+        ledger_listen(NULL, d);
+        diag_set_remarks(d, 1);
+        for (int s = 0; s < nsites; s++)
+          ledger_add_site(lg, list[p]->name, sites[s].entry, sites[s].what);
+      }
       found[p] |= nsites > 0;
       for (int s = 0; s < nsites && ok; s++)
         ok = list[p]->apply(v, &sites[s], values, d);
@@ -226,11 +238,15 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
 
   /* 3. Passes, 4. variants: each combination of the passes' parameters makes one. */
   bundle_variant *variants = NULL;
-  int nvariants = kfuse_variants(o, m, &variants, d);
+  ledger lg;
+  ledger_init(&lg, m->arena);
+  int nvariants = kfuse_variants(o, m, &variants, o->emit == EMIT_CUDA ? &lg : NULL, d);
   if (nvariants < 0) {
     st = KFUSE_USAGE_ERROR;
     goto out;
   }
+  for (int i = 0; i < nvariants; i++)
+    ledger_add_made(&lg, variants[i].recipe);
 
   /* 7. Emit. */
   switch (o->emit) {
@@ -255,13 +271,15 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
   case EMIT_CUDA: {
     /* 5-6. Measurement (with a GPU here), selection: a recorded variant that was verified
      * and measured faster replaces the input whole. */
-    int sel = kfuse_select(o, m, nvariants, &out, d);
+    int sel = kfuse_select(o, m, nvariants, &out, &lg, d);
     if (sel < 0) {
       st = KFUSE_INPUT_ERROR;
       goto out;
     }
     if (sel == 0)
-      rw_apply(rw, &out);
+      rw_apply(rw, &out); /* the input, byte for byte: no ledger in it */
+    else
+      ledger_append_comment(&lg, &out);
     break;
   }
   }
@@ -274,11 +292,19 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
             lifted, m->nkernels - lifted, nvariants, nvariants == 1 ? "" : "s");
   }
   st = kfuse_write_file(o->output, out.s ? out.s : "", out.len, d) ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
+  if (st == KFUSE_OK && o->ledger &&
+      !kfuse_write_file(o->ledger, lg.json.s ? lg.json.s : "", lg.json.len, d))
+    st = KFUSE_OUTPUT_ERROR;
 out:
+  ledger_free(&lg);
   sb_free(&out);
   rw_free(rw);
   tu_free(t);
   return st;
+}
+
+kfuse_status kfuse_explain(const char *path, diag *d) {
+  return ledger_explain(path, stdout, d) ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }
 
 kfuse_status kfuse_bundle(const kfuse_options *o, diag *d) {
@@ -292,7 +318,7 @@ kfuse_status kfuse_bundle(const kfuse_options *o, diag *d) {
   }
   /* The user's variants (--variant), then those the passes make. */
   bundle_variant *made = NULL;
-  int nmade = kfuse_variants(o, m, &made, d);
+  int nmade = kfuse_variants(o, m, &made, NULL, d);
   if (nmade < 0) {
     tu_free(t);
     return KFUSE_USAGE_ERROR;

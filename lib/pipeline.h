@@ -7,6 +7,7 @@
 
 #include "bundle.h"
 #include "diag.h"
+#include "ledger.h"
 #include "tu.h"
 
 typedef enum kfuse_emit {
@@ -33,6 +34,7 @@ typedef struct kfuse_options {
   const char *argv0;        /* how kfuse was started, to find kfuse-runner beside it */
   int deterministic;        /* kfuse check --deterministic: variants must rerun bit for bit */
   int max_variants;         /* --max-variants: parameter combinations tried (0: the default) */
+  const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */
   tu_options tu;
 } kfuse_options;
 
@@ -50,8 +52,9 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d);
 /* Runs the pipeline on o->input and writes o->output. Reports to d. */
 kfuse_status kfuse_compile(const kfuse_options *o, diag *d);
 /* The variants the passes make of m, one per combination of their parameters (in m's
- * arena). Returns how many, or -1 after a usage error. */
-int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, diag *d);
+ * arena). With lg, the sites the passes found and refused are kept there. Returns how
+ * many, or -1 after a usage error. */
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg, diag *d);
 /* Writes the bundle of o->input, o->variants and the passes' variants into o->bundle_dir.
  * Reports to d. */
 kfuse_status kfuse_bundle(const kfuse_options *o, diag *d);
@@ -61,13 +64,15 @@ const char *kfuse_default_records(void);
 /* Measures o's variants (the user's and the npass that the passes make) when a GPU is
  * here, then asks the records for the best variant of m on the target GPU. Returns 1 with
  * the variant (under its evidence header) in out; 0 when the input stays (a remark says
- * why); -1 after an error. */
-int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, diag *d);
+ * why); -1 after an error. With lg, builds the ledger (ledger_build) on every path. */
+int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, ledger *lg, diag *d);
 /* kfuse check: bundles cand as a variant of o->input, runs it on the GPU here, imports
  * the results and prints the evidence. Without a GPU, says so (KFUSE_NO_GPU). */
 kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d);
 /* Imports a bundle's results into the records. */
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d);
+/* kfuse explain FILE: prints the ledger that FILE carries (or is). */
+kfuse_status kfuse_explain(const char *path, diag *d);
 /* Prints the records. */
 kfuse_status kfuse_show_records(const char *records, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,

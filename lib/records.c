@@ -1146,6 +1146,50 @@ static void keep_better(const candidate *c, candidate *best, int *have_best) {
   *have_best = 1;
 }
 
+static double col_num(sqlite3_stmt *st, int i) {
+  return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name, rec_row **rows,
+             diag *d) {
+  *rows = NULL;
+  sqlite3_stmt *st = prepare(
+      db, d,
+      "SELECT m.recipe, m.binding, m.kind, m.status, m.reason, r.measured_at, m.median_ms, m.speedup,"
+      " m.ci_lo, m.ci_hi FROM measurement m JOIN run r ON r.id = m.run_id"
+      " WHERE m.source_hash = lower(?1) AND m.entry = ?2 AND m.gpu = ?3"
+      " AND r.measured_at = (SELECT max(r2.measured_at) FROM measurement m2 JOIN run r2 ON r2.id = m2.run_id"
+      "   WHERE m2.source_hash = m.source_hash AND m2.entry = m.entry AND m2.gpu = m.gpu"
+      "   AND m2.recipe = m.recipe)"
+      " ORDER BY m.recipe, m.kind DESC, m.binding, m.sm_count, m.driver_version, m.nvcc_version, m.nvcc_flags");
+  if (!st)
+    return -1;
+  bind_text(st, 1, source_hash);
+  bind_text(st, 2, entry);
+  bind_text(st, 3, gpu_name);
+  int n = 0, cap = 0, rc;
+  arena *s = db->strings;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    rec_row *r = ARENA_PUSH(s, *rows, n, cap);
+    r->recipe = col_text(s, st, 0);
+    r->binding = col_text(s, st, 1);
+    r->kind = col_text(s, st, 2);
+    r->status = col_text(s, st, 3);
+    r->reason = col_text(s, st, 4);
+    r->measured_at = col_text(s, st, 5);
+    r->median_ms = col_num(st, 6);
+    r->speedup = col_num(st, 7);
+    r->ci_lo = col_num(st, 8);
+    r->ci_hi = col_num(st, 9);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    sql_fail(db, d, "records database");
+    return -1;
+  }
+  return n;
+}
+
 int rec_best(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name,
              int sm_count, rec_choice *out, diag *d) {
   memset(out, 0, sizeof *out);

@@ -89,6 +89,19 @@ char *rec_variant_source(rec_db *db, const char *source_hash, const char *recipe
  * string belongs to db. */
 const char *rec_variant_libs(rec_db *db, const char *source_hash, const char *recipe);
 
+/* One measurement, for the ledger. Strings belong to the rec_db; numbers are NAN when the
+ * row has none. */
+typedef struct rec_row {
+  const char *recipe, *binding, *kind, *status, *reason, *measured_at;
+  double median_ms, speedup, ci_lo, ci_hi;
+} rec_row;
+
+/* The measurements of entry of the source source_hash on gpu_name, the latest run of each
+ * recipe only, ordered by recipe, tune bindings before check ones, then binding. Returns
+ * how many (*rows, in db's strings), or -1 after a database error (reported to d). */
+int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name, rec_row **rows,
+             diag *d);
+
 /* Writes every run and its measurements to out as readable tables, oldest run first.
  * Returns 1, or 0 after reporting a database or write error (to rec_open's diag). */
 int rec_dump(rec_db *db, FILE *out);

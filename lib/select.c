@@ -121,10 +121,12 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, diag *d)
   return ok;
 }
 
-int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, diag *d) {
+int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, ledger *lg, diag *d) {
   char gpu[256] = "";
   int local_gpu = have_gpu(gpu, sizeof gpu);
   const char *records = o->records ? o->records : kfuse_default_records();
+  char hash[65];
+  bundle_sha256(m->text, m->size, hash);
   if (!local_gpu && o->nvariants)
     diag_report(d, DIAG_WARNING, NULL, 0, 0, "no GPU here: the variants were not measured; write a bundle "
                 "with --bundle and run kfuse-runner on a GPU host");
@@ -135,6 +137,8 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
       diag_report(d, DIAG_WARNING, m->path, 0, 0, "no records database at %s: output is the input", records);
     else
       diag_report(d, DIAG_REMARK, m->path, 0, 0, "no GPU here and no tuning records (%s): output is the input [-Rselect]", records);
+    if (lg)
+      ledger_build(lg, m, NULL, hash, NULL, NULL, "no GPU here and no tuning records", d);
     return 0;
   }
   rec_db *db = rec_open(records, d);
@@ -143,13 +147,13 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   if (local_gpu && (o->nvariants || npass))
     measure(o, m, db, d);
   const char *target = o->target_gpu ? o->target_gpu : local_gpu ? gpu : NULL;
-  char hash[65];
-  bundle_sha256(m->text, m->size, hash);
   if (!target)
     target = rec_only_gpu(db, hash, d);
   if (!target) {
     diag_report(d, DIAG_REMARK, m->path, 0, 0, "no GPU here and no single GPU model in the records for "
                 "this source (use --target-gpu NAME): output is the input [-Rselect]");
+    if (lg)
+      ledger_build(lg, m, NULL, hash, NULL, NULL, "no GPU here and no single GPU model in the records", d);
     rec_close(db);
     return 0;
   }
@@ -173,8 +177,11 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
     if (!text)
       why = arena_printf(m->arena, "the records hold no source for variant %s", ch[0].recipe);
   }
+  if (lg)
+    ledger_build(lg, m, db, hash, target, why ? NULL : ch[0].recipe, why, d);
   if (why) {
     diag_report(d, DIAG_REMARK, m->path, 0, 0, "%s: output is the input [-Rselect]", why);
+    free(text);
     rec_close(db);
     return 0;
   }
@@ -191,6 +198,8 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   const char *libs = rec_variant_libs(db, hash, ch[0].recipe);
   if (libs && *libs)
     sb_printf(out, "// kfuse-link: %s\n", libs);
+  if (lg)
+    sb_printf(out, "// kfuse-ledger: %s (kfuse explain prints the ledger at the end of this file)\n", lg->summary);
   sb_putn(out, text, n);
   if (o->verbose)
     fprintf(stderr, "kfuse: %s: applied %s (%.3gx on %s)\n", m->path, ch[0].recipe, ch[0].speedup, ch[0].gpu);
