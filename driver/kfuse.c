@@ -44,7 +44,11 @@ static const char usage[] =
     "                      transformed: the program after the passes (default\n"
     "                      parameters), NOT verified or measured: for reading\n"
     "  --passes=A,B        run only these passes, in this order ('' for none)\n"
-    "  --max-variants=N    at most N distinct variants of the passes' parameters (default 12)\n"
+    "  --budget=N          make (and, with a GPU here, measure) at most N variants of the\n"
+    "                      passes' parameters that the records do not hold yet (default\n"
+    "                      12): a later call goes on where the records stop\n"
+    "  --remeasure         measure again the variants the records hold\n"
+    "  --max-variants=N    the old spelling of --budget=N\n"
     "  --print-after=PASS  print the program after PASS to standard error\n"
     "  --list-passes       list the passes and exit\n"
     "  -R, --remarks       print remarks (opaque kernels, missed optimizations)\n"
@@ -121,7 +125,7 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   o.emit = EMIT_CUDA;
   o.argv0 = argv[0];
   const char *import_dir = NULL;
-  int show_records = 0;
+  int show_records = 0, remeasure = 0;
   if (argc >= 2 && !strcmp(argv[1], "check"))
     return check_command(&o, argc, argv);
   if (argc >= 2 && !strcmp(argv[1], "explain"))
@@ -189,12 +193,16 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
         o.emit = EMIT_TRANSFORMED;
       else
         return usage_error("unknown --emit kind '%s'; expected cuda, model, model-json, lifted or transformed", k);
-    } else if (starts(a, "--max-variants=")) {
+    } else if (starts(a, "--max-variants=") || starts(a, "--budget=")) {
+      const char *val = strchr(a, '=') + 1;
       char *end;
-      long v = strtol(a + 15, &end, 10);
-      if (!a[15] || *end || v < 1 || v > 1000)
-        return usage_error("--max-variants needs a count from 1 to 1000, not '%s'", a + 15);
+      long v = strtol(val, &end, 10);
+      if (!*val || *end || v < 1 || v > 1000)
+        return usage_error(a[2] == 'b' ? "--budget needs a count of variants from 1 to 1000, not '%s'"
+                                       : "--max-variants needs a count from 1 to 1000, not '%s'", val);
       o.max_variants = (int)v;
+    } else if (!strcmp(a, "--remeasure")) {
+      remeasure = 1;
     } else if (starts(a, "--passes=")) {
       o.passes = a + 9;
     } else if (starts(a, "--print-after=")) {
@@ -224,6 +232,9 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   }
   o.tu.extra_args = extra;
   o.variants = variants;
+  /* variants the records hold are not measured again: in the one-shot path by default,
+   * for a bundle when --records names the records */
+  o.resume = !remeasure && (!o.bundle_dir || o.records);
   if (import_dir || show_records) {
     if (o.input || o.output || o.ledger)
       return usage_error("%s", "--import and --show-records take no input, output or ledger file");
@@ -240,7 +251,7 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
     if (o.output || o.ledger)
       return usage_error("%s", "--bundle writes a directory; drop -o and --ledger");
     diag *d = diag_new(stderr);
-    kfuse_status st = kfuse_bundle(&o, d);
+    kfuse_status st = kfuse_bundle(&o, NULL, d);
     diag_free(d);
     return (int)st;
   }

@@ -17,6 +17,7 @@ typedef struct bundle_variant {
   const char *text;     /* the pass-made variant's source (path NULL) */
   size_t size;
   const char *recipe;   /* what produced it, e.g. "user:cand.cu", "fuse-pointwise(...)@..." */
+  int known;            /* a pass-made variant the records already hold: not measured again */
 } bundle_variant;
 
 /* The bytes of the file at path (malloc'd, NUL-terminated, *size without the NUL), or NULL

@@ -121,6 +121,24 @@ static void json_variant(jw *w, const char *recipe, verdict v, double speedup, c
   jw_str(w, "why", why);
 }
 
+/* Writes the variant whose rows start at rows[at] (a run of one recipe); returns its
+ * verdict. */
+static verdict json_measured(jw *w, const rec_row *rows, int n, int at, const char *applied, arena *a) {
+  int end = at;
+  while (end < n && !strcmp(rows[end].recipe, rows[at].recipe))
+    end++;
+  double g;
+  const char *why;
+  verdict v = judge(&rows[at], end - at, applied, &g, &why, a);
+  json_variant(w, rows[at].recipe, v, g, why);
+  jw_open(w, "bindings", '[');
+  for (int k = at; k < end; k++)
+    json_row(w, &rows[k]);
+  jw_close(w, ']');
+  jw_close(w, '}');
+  return v;
+}
+
 int ledger_build(ledger *lg, const kmodel *m, rec_db *db, const char *hash, const char *gpu,
                  const char *applied, const char *why, diag *d) {
   int ok = 1, count[V_COUNT] = {0};
@@ -152,37 +170,32 @@ int ledger_build(ledger *lg, const kmodel *m, rec_db *db, const char *hash, cons
       ok = 0;
       n = 0;
     }
+    /* the passes' variants in the order they were made, then the other recipes the
+     * records hold (the user's, older ones) in the records' order */
     jw_open(&w, "variants", '[');
-    for (int i = 0; i < n;) {
-      int j = i;
-      while (j < n && !strcmp(rows[j].recipe, rows[i].recipe))
-        j++;
-      if (strcmp(rows[i].recipe, "reference")) {
-        double g;
-        const char *vwhy;
-        verdict v = judge(&rows[i], j - i, applied, &g, &vwhy, lg->a);
-        count[v]++;
-        json_variant(&w, rows[i].recipe, v, g, vwhy);
-        jw_open(&w, "bindings", '[');
-        for (int k = i; k < j; k++)
-          json_row(&w, &rows[k]);
-        jw_close(&w, ']');
-        jw_close(&w, '}');
-      }
-      i = j;
-    }
-    /* the passes' variants the records have no measurement of */
     for (int k = 0; k < lg->nmade; k++) {
-      int seen = 0;
-      for (int i = 0; i < n && !seen; i++)
-        seen = !strcmp(rows[i].recipe, lg->made[k]);
-      if (!seen) {
-        count[V_UNMEASURED]++;
-        json_variant(&w, lg->made[k], V_UNMEASURED, NAN,
-                     gpu ? arena_printf(lg->a, "the records hold no measurement of it on %s", gpu)
-                         : "no GPU model to look up in the records");
-        jw_close(&w, '}');
+      int at = 0;
+      while (at < n && strcmp(rows[at].recipe, lg->made[k]))
+        at++;
+      if (at < n) {
+        count[json_measured(&w, rows, n, at, applied, lg->a)]++;
+        continue;
       }
+      count[V_UNMEASURED]++;
+      json_variant(&w, lg->made[k], V_UNMEASURED, NAN,
+                   gpu ? arena_printf(lg->a, "the records hold no measurement of it on %s", gpu)
+                       : "no GPU model to look up in the records");
+      jw_close(&w, '}');
+    }
+    for (int i = 0; i < n;) {
+      int made = !strcmp(rows[i].recipe, "reference");
+      for (int k = 0; k < lg->nmade && !made; k++)
+        made = !strcmp(rows[i].recipe, lg->made[k]);
+      if (!made)
+        count[json_measured(&w, rows, n, i, applied, lg->a)]++;
+      while (i + 1 < n && !strcmp(rows[i + 1].recipe, rows[i].recipe))
+        i++;
+      i++;
     }
     jw_close(&w, ']');
     jw_close(&w, '}');

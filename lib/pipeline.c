@@ -57,7 +57,7 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d) {
 }
 
 enum {
-  MAX_VARIANTS = 12,  /* the default of --max-variants */
+  MAX_VARIANTS = 12,  /* the default of --budget */
   MAX_COMBOS = 4096,  /* combinations tried, duplicates included */
 };
 
@@ -65,14 +65,15 @@ enum {
  * The variants the passes make of m: the passes of o->passes (or the default list) applied
  * in order at every site they find, once per combination of their parameters' values (the
  * defaults first, then an odometer over the values), each a whole file, until there are
- * --max-variants of them; a combination that gives the same text as an earlier one is
+ * --budget of them not in `known`; a combination that gives the same text as an earlier one is
  * dropped and does not count (a parameter of a pass with no site changes nothing, and the
  * odometer leaves it at its default until the pass finds a site). An optional pass has one
  * more digit, its on/off, and those digits turn first: every combination of the parameters
  * is made with the optional passes and then without them. Remarks of missed sites are
  * reported once, with -R. Returns the count, or -1 after a usage error.
  */
-int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg, diag *d) {
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg,
+                   const char *const *known, int nknown, diag *d) {
   const pass *list[64];
   int npass = o->passes ? parse_pass_list(o->passes, list, 64, d) : 0;
   if (npass < 0)
@@ -96,12 +97,12 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   digits += ntoggle;
   if (digits > 256)
     KFUSE_BUG("the passes have %d parameters; at most 256", digits);
-  int n = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
+  int n = 0, nnew = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
   /* a pass that has found no site yet has parameters that change nothing: its digits stay
    * at their defaults until it finds one, so that they do not multiply the combinations of
    * the passes that apply (conv-cudnn's four algorithms on a file with no convolution) */
   int found[64] = {0};
-  for (int combo = 0; n < most && combo < MAX_COMBOS; combo++) {
+  for (int combo = 0; nnew < most && combo < MAX_COMBOS; combo++) {
     variant *v = variant_new(m);
     int digit = ntoggle, ok = 1;
     for (int p = 0, t = 0; p < npass; p++)
@@ -152,6 +153,9 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
         bv->text = arena_strndup(m->arena, b.s, b.len);
         bv->size = b.len;
         bv->recipe = arena_strdup(m->arena, v->recipe.s);
+        for (int k = 0; k < nknown && !bv->known; k++)
+          bv->known = !strcmp(known[k], bv->recipe);
+        nnew += !bv->known;
       }
       sb_free(&b);
     }
@@ -240,7 +244,9 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
   bundle_variant *variants = NULL;
   ledger lg;
   ledger_init(&lg, m->arena);
-  int nvariants = kfuse_variants(o, m, &variants, o->emit == EMIT_CUDA ? &lg : NULL, d);
+  const char **known = NULL;
+  int nknown = o->emit == EMIT_CUDA && o->resume ? kfuse_known_recipes(o, m, &known, d) : 0;
+  int nvariants = kfuse_variants(o, m, &variants, o->emit == EMIT_CUDA ? &lg : NULL, known, nknown > 0 ? nknown : 0, d);
   if (nvariants < 0) {
     st = KFUSE_USAGE_ERROR;
     goto out;
@@ -307,7 +313,7 @@ kfuse_status kfuse_explain(const char *path, diag *d) {
   return ledger_explain(path, stdout, d) ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }
 
-kfuse_status kfuse_bundle(const kfuse_options *o, diag *d) {
+kfuse_status kfuse_bundle(const kfuse_options *o, int *nmeasure, diag *d) {
   tu *t = tu_parse(o->input, &o->tu, d);
   if (!t)
     return KFUSE_INPUT_ERROR;
@@ -318,25 +324,37 @@ kfuse_status kfuse_bundle(const kfuse_options *o, diag *d) {
   }
   /* The user's variants (--variant), then those the passes make. */
   bundle_variant *made = NULL;
-  int nmade = kfuse_variants(o, m, &made, NULL, d);
+  const char **known = NULL;
+  int nknown = o->resume ? kfuse_known_recipes(o, m, &known, d) : 0;
+  if (nknown < 0) {
+    tu_free(t);
+    return KFUSE_INPUT_ERROR;
+  }
+  int nmade = kfuse_variants(o, m, &made, NULL, known, nknown, d);
   if (nmade < 0) {
     tu_free(t);
     return KFUSE_USAGE_ERROR;
   }
-  int n = o->nvariants + nmade;
+  int nskipped = 0;
+  for (int i = 0; i < nmade; i++)
+    nskipped += made[i].known;
+  int n = o->nvariants + nmade - nskipped;
   bundle_variant *vs = arena_alloc(m->arena, sizeof *vs * (size_t)(n + 1));
   for (int i = 0; i < o->nvariants; i++) {
     vs[i].path = o->variants[i];
     const char *base = strrchr(o->variants[i], '/');
     vs[i].recipe = arena_printf(m->arena, "user:%s", base ? base + 1 : o->variants[i]);
   }
-  for (int i = 0; i < nmade; i++)
-    vs[o->nvariants + i] = made[i];
+  for (int i = 0, k = o->nvariants; i < nmade; i++)
+    if (!made[i].known)
+      vs[k++] = made[i];
   int ok = bundle_write(m, o->bundle_dir, vs, n, &o->tu, d);
   if (ok && o->verbose)
     fprintf(stderr, "kfuse: wrote bundle %s: %d entr%s, %d variant%s besides the reference (%d from "
-            "passes)\n", o->bundle_dir, m->nentries, m->nentries == 1 ? "y" : "ies", n,
-            n == 1 ? "" : "s", nmade);
+            "passes; %d more already in the records, left out)\n", o->bundle_dir, m->nentries,
+            m->nentries == 1 ? "y" : "ies", n, n == 1 ? "" : "s", nmade - nskipped, nskipped);
+  if (nmeasure)
+    *nmeasure = n;
   tu_free(t);
   return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }

@@ -33,7 +33,11 @@ typedef struct kfuse_options {
   const char *target_gpu;   /* --target-gpu NAME: the GPU model to select for without a GPU here */
   const char *argv0;        /* how kfuse was started, to find kfuse-runner beside it */
   int deterministic;        /* kfuse check --deterministic: variants must rerun bit for bit */
-  int max_variants;         /* --max-variants: parameter combinations tried (0: the default) */
+  int max_variants;         /* --budget (--max-variants): new variants made (0: the default) */
+  int resume;               /* skip the variants the records hold (the one-shot path unless
+                             * --remeasure; --bundle with --records) */
+  const char *resume_gpu;   /* the GPU model whose records count (NULL: --target-gpu, else the
+                             * one model the records hold for the source) */
   const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */
   tu_options tu;
 } kfuse_options;
@@ -52,12 +56,20 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d);
 /* Runs the pipeline on o->input and writes o->output. Reports to d. */
 kfuse_status kfuse_compile(const kfuse_options *o, diag *d);
 /* The variants the passes make of m, one per combination of their parameters (in m's
- * arena). With lg, the sites the passes found and refused are kept there. Returns how
- * many, or -1 after a usage error. */
-int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg, diag *d);
-/* Writes the bundle of o->input, o->variants and the passes' variants into o->bundle_dir.
- * Reports to d. */
-kfuse_status kfuse_bundle(const kfuse_options *o, diag *d);
+ * arena), until the budget of new ones: a variant whose recipe is among known[0..nknown)
+ * is made, marked known and not counted. With lg, the sites the passes found and refused
+ * are kept there. Returns how many, or -1 after a usage error. */
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg,
+                   const char *const *known, int nknown, diag *d);
+/* The recipes that the records (o->records, else the default) hold measurements of for
+ * every entry of m on the GPU model o->resume_gpu (else o->target_gpu, else the one model
+ * they hold for m's source), in m's arena. Returns how many (0 without records or a GPU
+ * model), or -1 after a database error. */
+int kfuse_known_recipes(const kfuse_options *o, const kmodel *m, const char ***out, diag *d);
+/* Writes the bundle of o->input, o->variants and the passes' variants into o->bundle_dir
+ * (with o->resume, those the records hold are left out). *nmeasure (when not NULL): how
+ * many variants besides the reference it holds. Reports to d. */
+kfuse_status kfuse_bundle(const kfuse_options *o, int *nmeasure, diag *d);
 /* The records database used when --records is not given: $KFUSE_RECORDS, else
  * $XDG_CACHE_HOME/kfuse/records.db or ~/.cache/kfuse/records.db. */
 const char *kfuse_default_records(void);

@@ -99,7 +99,8 @@ const char *kfuse_default_records(void) {
 }
 
 /* Measures the variants of o on the GPU here and imports the results. */
-static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, diag *d) {
+static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const char *records, const char *gpu,
+                   diag *d) {
   char *runner = find_runner(o->argv0);
   if (!runner) {
     diag_report(d, DIAG_WARNING, NULL, 0, 0, "a GPU is here but kfuse-runner was not found beside kfuse "
@@ -113,7 +114,15 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, diag *d)
     snprintf(dir, sizeof dir, "%s/b", tmpl);
     kfuse_options bo = *o;
     bo.bundle_dir = dir;
-    ok = kfuse_bundle(&bo, d) == KFUSE_OK && run_runner(runner, dir, 0, d) && rec_import(db, dir, d);
+    bo.records = records;
+    bo.resume_gpu = gpu;
+    int nmeasure = 0;
+    ok = kfuse_bundle(&bo, &nmeasure, d) == KFUSE_OK;
+    if (ok && !nmeasure)
+      diag_report(d, DIAG_REMARK, m->path, 0, 0, "every variant within the budget is in the records for %s: "
+                  "nothing new to measure (--budget=N goes further, --remeasure measures them again) [-Rselect]", gpu);
+    else if (ok)
+      ok = run_runner(runner, dir, 0, d) && rec_import(db, dir, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: measured the variants of %s in %s\n", m->path, dir);
   }
@@ -145,7 +154,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   if (!db)
     return -1;
   if (local_gpu && (o->nvariants || npass))
-    measure(o, m, db, d);
+    measure(o, m, db, records, gpu, d);
   const char *target = o->target_gpu ? o->target_gpu : local_gpu ? gpu : NULL;
   if (!target)
     target = rec_only_gpu(db, hash, d);
@@ -208,6 +217,43 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   return 1;
 }
 
+
+int kfuse_known_recipes(const kfuse_options *o, const kmodel *m, const char ***out, diag *d) {
+  *out = NULL;
+  const char *records = o->records ? o->records : kfuse_default_records();
+  if (access(records, F_OK) != 0)
+    return 0; /* nothing recorded; and a missing database is not created */
+  rec_db *db = rec_open(records, d);
+  if (!db)
+    return -1;
+  char hash[65];
+  bundle_sha256(m->text, m->size, hash);
+  const char *gpu = o->resume_gpu ? o->resume_gpu : o->target_gpu ? o->target_gpu : rec_only_gpu(db, hash, d);
+  int n = 0, cap = 0, ok = 1;
+  /* the first entry's recipes, then only those every other entry has too */
+  for (int e = 0; gpu && e < m->nentries && ok; e++) {
+    rec_row *rows = NULL;
+    int nrows = rec_rows(db, hash, m->entries[e].name, gpu, &rows, d);
+    ok = nrows >= 0;
+    if (e == 0) {
+      for (int i = 0; i < nrows; i++)
+        if (strcmp(rows[i].recipe, "reference") && (!n || strcmp((*out)[n - 1], rows[i].recipe)))
+          *ARENA_PUSH(m->arena, *out, n, cap) = arena_strdup(m->arena, rows[i].recipe);
+      continue;
+    }
+    int kept = 0;
+    for (int k = 0; k < n; k++) {
+      int seen = 0;
+      for (int i = 0; i < nrows && !seen; i++)
+        seen = !strcmp(rows[i].recipe, (*out)[k]);
+      if (seen)
+        (*out)[kept++] = (*out)[k];
+    }
+    n = kept;
+  }
+  rec_close(db);
+  return ok ? n : -1;
+}
 
 /* Creates the directory of the default records database (~/.cache/kfuse) when missing. */
 static void ensure_parent(const char *path) {
@@ -282,7 +328,8 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   bo.bundle_dir = dir;
   bo.variants = vs;
   bo.nvariants = 1;
-  kfuse_status st = kfuse_bundle(&bo, d);
+  bo.resume = 0;
+  kfuse_status st = kfuse_bundle(&bo, NULL, d);
   /* The runner prints the evidence: every binding's verdict, the times, the speedup and
    * its interval. */
   if (st == KFUSE_OK && !run_runner(runner, dir, o->deterministic, d))
