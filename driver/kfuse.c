@@ -19,6 +19,7 @@ static const char usage[] =
     "       kfuse check [--deterministic] [--records DB] [-v] REF.cu CANDIDATE.cu\n"
     "       kfuse --import DIR [--records DB]     kfuse --show-records [--records DB]\n"
     "       kfuse explain OUTPUT.cu|LEDGER.json\n"
+    "       kfuse records merge INTO.db FROM.db...\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -120,6 +121,26 @@ static int explain_command(int argc, char **argv) {
   return (int)st;
 }
 
+/* kfuse records merge INTO FROM...: records from other machines into one database. */
+static int records_command(int argc, char **argv) {
+  static const char use[] = "usage: kfuse records merge INTO.db FROM.db...";
+  if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+    printf("%s\n\nMerges the tuning records of FROM.db (measured on another machine, say a GPU\n"
+           "host) into INTO.db, created when missing: runs INTO.db has are skipped, and of two\n"
+           "measurements of one key the one measured later stays. FROM.db is only read.\n", use);
+    return 0;
+  }
+  if (argc < 5 || strcmp(argv[2], "merge"))
+    return usage_error("%s", use);
+  for (int i = 3; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1])
+      return usage_error("%s", use);
+  diag *d = diag_new(stderr);
+  kfuse_status st = kfuse_records_merge(argv[3], (const char *const *)argv + 4, argc - 4, d);
+  diag_free(d);
+  return (int)st;
+}
+
 static int run(int argc, char **argv, const char **extra, const char **variants) {
   kfuse_options o = {0};
   o.emit = EMIT_CUDA;
@@ -130,6 +151,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
     return check_command(&o, argc, argv);
   if (argc >= 2 && !strcmp(argv[1], "explain"))
     return explain_command(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "records"))
+    return records_command(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -85,6 +85,8 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d);
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d);
 /* kfuse explain FILE: prints the ledger that FILE carries (or is). */
 kfuse_status kfuse_explain(const char *path, diag *d);
+/* kfuse records merge INTO FROM...: merges each FROM into the records INTO. */
+kfuse_status kfuse_records_merge(const char *into, const char *const *from, int nfrom, diag *d);
 /* Prints the records. */
 kfuse_status kfuse_show_records(const char *records, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,

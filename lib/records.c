@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "bundle.h"
@@ -1144,6 +1145,90 @@ static void keep_better(const candidate *c, candidate *best, int *have_best) {
   }
   *best = *c;
   *have_best = 1;
+}
+
+int rec_merge(rec_db *db, const char *from_path, int *added, diag *d) {
+  *added = 0;
+  sqlite3_stmt *st0 = NULL;
+  if (access(from_path, R_OK) != 0) {
+    diag_report(d, DIAG_ERROR, from_path, 0, 0, "cannot read records database: %s", strerror(errno));
+    return 0;
+  }
+  /* Read only, its schema version first: a database of another kfuse is refused. */
+  sqlite3 *from = NULL;
+  int version = -1;
+  if (sqlite3_open_v2(from_path, &from, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(from, "PRAGMA user_version", -1, &st0, NULL) == SQLITE_OK &&
+      sqlite3_step(st0) == SQLITE_ROW)
+    version = sqlite3_column_int(st0, 0);
+  if (version < 0)
+    diag_report(d, DIAG_ERROR, from_path, 0, 0, "not a records database: %s",
+                from ? sqlite3_errmsg(from) : "out of memory");
+  else if (version == 0)
+    diag_report(d, DIAG_ERROR, from_path, 0, 0, "not a kfuse records database (it has no schema version)");
+  else if (version != REC_SCHEMA_VERSION)
+    diag_report(d, DIAG_ERROR, from_path, 0, 0, "records database has schema version %d; this kfuse reads "
+                "version %d", version, REC_SCHEMA_VERSION);
+  sqlite3_finalize(st0);
+  sqlite3_close_v2(from);
+  if (version != REC_SCHEMA_VERSION)
+    return 0;
+  sqlite3_stmt *st = prepare(db, d, "ATTACH DATABASE ?1 AS src");
+  if (!st)
+    return 0;
+  bind_text(st, 1, from_path);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE)
+    return sql_fail(db, d, "records database");
+  static const char *const steps[] = {
+      /* the runs db lacks, whole */
+      "INSERT INTO run (digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu,"
+      " sm_count, compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version,"
+      " nvcc_flags, l2_bytes, memory_bytes)"
+      " SELECT digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu, sm_count,"
+      " compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version, nvcc_flags,"
+      " l2_bytes, memory_bytes FROM src.run WHERE digest NOT IN (SELECT digest FROM main.run) ORDER BY id",
+      "INSERT OR IGNORE INTO source_text (sha256, text) SELECT sha256, text FROM src.source_text",
+      "INSERT INTO run_variant (run_id, name, file, recipe, text_sha256)"
+      " SELECT m.id, v.name, v.file, v.recipe, v.text_sha256 FROM src.run_variant v"
+      " JOIN src.run s ON s.id = v.run_id JOIN main.run m ON m.digest = s.digest"
+      " WHERE NOT EXISTS (SELECT 1 FROM main.run_variant x WHERE x.run_id = m.id AND x.name = v.name)",
+      /* every measurement, under the import's rule: the later measured stays */
+      "INSERT INTO measurement (run_id, source_hash, entry, recipe, binding, gpu, sm_count,"
+      " driver_version, nvcc_version, nvcc_flags, variant, variant_file, kind, status, reason,"
+      " median_ms, p10_ms, p90_ms, mad_ms, reps, speedup, ci_lo, ci_hi)"
+      " SELECT m.id, x.source_hash, x.entry, x.recipe, x.binding, x.gpu, x.sm_count, x.driver_version,"
+      " x.nvcc_version, x.nvcc_flags, x.variant, x.variant_file, x.kind, x.status, x.reason, x.median_ms,"
+      " x.p10_ms, x.p90_ms, x.mad_ms, x.reps, x.speedup, x.ci_lo, x.ci_hi FROM src.measurement x"
+      " JOIN src.run s ON s.id = x.run_id JOIN main.run m ON m.digest = s.digest WHERE 1"
+      " ON CONFLICT (source_hash, entry, recipe, binding, gpu, sm_count, driver_version,"
+      " nvcc_version, nvcc_flags) DO UPDATE SET run_id = excluded.run_id,"
+      " variant = excluded.variant, variant_file = excluded.variant_file,"
+      " kind = excluded.kind, status = excluded.status, reason = excluded.reason,"
+      " median_ms = excluded.median_ms, p10_ms = excluded.p10_ms, p90_ms = excluded.p90_ms,"
+      " mad_ms = excluded.mad_ms, reps = excluded.reps, speedup = excluded.speedup,"
+      " ci_lo = excluded.ci_lo, ci_hi = excluded.ci_hi"
+      " WHERE (SELECT measured_at FROM main.run WHERE id = excluded.run_id)"
+      " > (SELECT measured_at FROM main.run WHERE id = measurement.run_id)",
+      "DELETE FROM run WHERE id NOT IN (SELECT run_id FROM measurement)",
+      "DELETE FROM source_text WHERE sha256 NOT IN (SELECT text_sha256 FROM run_variant)",
+  };
+  int fresh = 0, ok = exec(db, d, "BEGIN IMMEDIATE");
+  if (ok && (st = prepare(db, d, "SELECT count(*) FROM src.run WHERE digest NOT IN (SELECT digest FROM main.run)"))) {
+    if (sqlite3_step(st) == SQLITE_ROW)
+      fresh = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+  }
+  for (size_t i = 0; ok && i < sizeof steps / sizeof *steps; i++)
+    ok = exec(db, d, steps[i]);
+  if (ok)
+    ok = exec(db, d, "COMMIT");
+  if (!ok)
+    sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_exec(db->sql, "DETACH DATABASE src", NULL, NULL, NULL);
+  *added = ok ? fresh : 0;
+  return ok;
 }
 
 static double col_num(sqlite3_stmt *st, int i) {

@@ -89,6 +89,13 @@ char *rec_variant_source(rec_db *db, const char *source_hash, const char *recipe
  * string belongs to db. */
 const char *rec_variant_libs(rec_db *db, const char *source_hash, const char *recipe);
 
+/* Merges the records at from_path into db, as importing each of its runs again would: a
+ * run db has (by digest) is skipped, and where both hold a measurement of one key the one
+ * measured later stays. from_path must exist and have db's schema; it is only read.
+ * Returns 1, or 0 after reporting (nothing merged). *added: how many of its runs db did not
+ * have (some may carry no measurement db keeps, and are dropped). */
+int rec_merge(rec_db *db, const char *from_path, int *added, diag *d);
+
 /* One measurement, for the ledger. Strings belong to the rec_db; numbers are NAN when the
  * row has none. */
 typedef struct rec_row {

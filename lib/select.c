@@ -272,6 +272,33 @@ static void ensure_parent(const char *path) {
   free(p);
 }
 
+kfuse_status kfuse_records_merge(const char *into, const char *const *from, int nfrom, diag *d) {
+  for (int i = 0; i < nfrom; i++) {
+    char *a = realpath(into, NULL), *b = realpath(from[i], NULL);
+    int same = a && b && !strcmp(a, b);
+    free(a);
+    free(b);
+    if (same) {
+      diag_report(d, DIAG_ERROR, from[i], 0, 0, "is the database merged into");
+      return KFUSE_USAGE_ERROR;
+    }
+  }
+  ensure_parent(into);
+  rec_db *db = rec_open(into, d);
+  if (!db)
+    return KFUSE_INPUT_ERROR;
+  int ok = 1;
+  for (int i = 0; i < nfrom && ok; i++) {
+    int added = 0;
+    ok = rec_merge(db, from[i], &added, d);
+    if (ok)
+      fprintf(stderr, "kfuse: merged %s into %s: %d run%s new to it\n", from[i], into, added,
+              added == 1 ? "" : "s");
+  }
+  rec_close(db);
+  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+}
+
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d) {
   /* The records name the bundle by its absolute path: the chosen variant's source is read
    * from there when it is applied. */
