@@ -20,6 +20,7 @@ static const char usage[] =
     "       kfuse --import DIR [--records DB]     kfuse --show-records [--records DB]\n"
     "       kfuse explain OUTPUT.cu|LEDGER.json\n"
     "       kfuse records merge INTO.db FROM.db...\n"
+    "       kfuse records export DB -o FILE   kfuse records import INTO.db FILE...\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -121,22 +122,31 @@ static int explain_command(int argc, char **argv) {
   return (int)st;
 }
 
-/* kfuse records merge INTO FROM...: records from other machines into one database. */
+/* kfuse records merge|export|import: records from other machines, and as text. */
 static int records_command(int argc, char **argv) {
-  static const char use[] = "usage: kfuse records merge INTO.db FROM.db...";
+  static const char use[] = "usage: kfuse records merge INTO.db FROM.db... | export DB -o FILE | import INTO.db FILE...";
   if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
-    printf("%s\n\nMerges the tuning records of FROM.db (measured on another machine, say a GPU\n"
-           "host) into INTO.db, created when missing: runs INTO.db has are skipped, and of two\n"
-           "measurements of one key the one measured later stays. FROM.db is only read.\n", use);
+    printf("%s\n\n"
+           "merge   merges the tuning records of each FROM.db (measured on another machine, say a\n"
+           "        GPU host) into INTO.db, created when missing: runs INTO.db has are skipped, and\n"
+           "        of two measurements of one key the one measured later stays. FROM.db is only read.\n"
+           "export  writes DB's records as JSON lines, in a fixed order, to FILE ('-': standard\n"
+           "        output): text that diffs, and travels where a database file does not.\n"
+           "import  reads such files and merges their records into INTO.db as merge does.\n", use);
     return 0;
   }
-  if (argc < 5 || strcmp(argv[2], "merge"))
-    return usage_error("%s", use);
+  const char *cmd = argc >= 3 ? argv[2] : "";
   for (int i = 3; i < argc; i++)
-    if (argv[i][0] == '-' && argv[i][1])
+    if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "-o"))
       return usage_error("%s", use);
+  int merge = !strcmp(cmd, "merge") && argc >= 5, import = !strcmp(cmd, "import") && argc >= 5,
+      export = !strcmp(cmd, "export") && argc == 6 && !strcmp(argv[4], "-o");
+  if (!merge && !import && !export)
+    return usage_error("%s", use);
   diag *d = diag_new(stderr);
-  kfuse_status st = kfuse_records_merge(argv[3], (const char *const *)argv + 4, argc - 4, d);
+  kfuse_status st = merge    ? kfuse_records_merge(argv[3], (const char *const *)argv + 4, argc - 4, d)
+                    : import ? kfuse_records_import(argv[3], (const char *const *)argv + 4, argc - 4, d)
+                             : kfuse_records_export(argv[3], argv[5], d);
   diag_free(d);
   return (int)st;
 }

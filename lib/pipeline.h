@@ -87,6 +87,10 @@ kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d);
 kfuse_status kfuse_explain(const char *path, diag *d);
 /* kfuse records merge INTO FROM...: merges each FROM into the records INTO. */
 kfuse_status kfuse_records_merge(const char *into, const char *const *from, int nfrom, diag *d);
+/* kfuse records export DB -o FILE: the records as text that travels. */
+kfuse_status kfuse_records_export(const char *db, const char *output, diag *d);
+/* kfuse records import INTO.db FILE...: records exported elsewhere, merged into INTO.db. */
+kfuse_status kfuse_records_import(const char *into, const char *const *files, int nfiles, diag *d);
 /* Prints the records. */
 kfuse_status kfuse_show_records(const char *records, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,

@@ -1471,7 +1471,8 @@ static int dump_measurements(rec_db *db, sqlite3_int64 run, FILE *out) {
   sqlite3_stmt *st = prepare(db, db->d,
                              "SELECT entry, variant, recipe, binding, kind, status, median_ms,"
                              " speedup, ci_lo, ci_hi, reason FROM measurement"
-                             " WHERE run_id = ?1 ORDER BY id");
+                             " WHERE run_id = ?1 ORDER BY entry, variant != 'ref', length(variant), variant,"
+                             " kind DESC, binding");
   if (!st)
     return 0;
   sqlite3_bind_int64(st, 1, run);

@@ -96,6 +96,15 @@ const char *rec_variant_libs(rec_db *db, const char *source_hash, const char *re
  * have (some may carry no measurement db keeps, and are dropped). */
 int rec_merge(rec_db *db, const char *from_path, int *added, diag *d);
 
+/* Writes the records at db_path to out as text that travels (records_io.c): JSON lines, a
+ * header, the variants' sources, then the runs with their variants and measurements, in a
+ * fixed order. Returns 0 after reporting. */
+int rec_export(const char *db_path, FILE *out, diag *d);
+/* Reads records that rec_export wrote (path) and merges them into db as rec_merge does.
+ * A malformed line is `path:LINE:1: error: ...` and nothing is merged. *added: the runs
+ * new to db. */
+int rec_import_text(rec_db *db, const char *path, int *added, diag *d);
+
 /* One measurement, for the ledger. Strings belong to the rec_db; numbers are NAN when the
  * row has none. */
 typedef struct rec_row {

@@ -299,6 +299,39 @@ kfuse_status kfuse_records_merge(const char *into, const char *const *from, int 
   return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }
 
+kfuse_status kfuse_records_export(const char *db, const char *output, diag *d) {
+  char *text = NULL;
+  size_t n = 0;
+  FILE *mem = open_memstream(&text, &n);
+  if (!mem) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "out of memory");
+    return KFUSE_OUTPUT_ERROR;
+  }
+  int ok = rec_export(db, mem, d);
+  fclose(mem);
+  kfuse_status st = !ok ? KFUSE_INPUT_ERROR
+                        : kfuse_write_file(output, text ? text : "", n, d) ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
+  free(text);
+  return st;
+}
+
+kfuse_status kfuse_records_import(const char *into, const char *const *files, int nfiles, diag *d) {
+  ensure_parent(into);
+  rec_db *db = rec_open(into, d);
+  if (!db)
+    return KFUSE_INPUT_ERROR;
+  int ok = 1;
+  for (int i = 0; i < nfiles && ok; i++) {
+    int added = 0;
+    ok = rec_import_text(db, files[i], &added, d);
+    if (ok)
+      fprintf(stderr, "kfuse: imported %s into %s: %d run%s new to it\n", files[i], into, added,
+              added == 1 ? "" : "s");
+  }
+  rec_close(db);
+  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+}
+
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d) {
   /* The records name the bundle by its absolute path: the chosen variant's source is read
    * from there when it is applied. */
