@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pipeline.h"
 #include "../passes/pass.h"
@@ -21,6 +22,7 @@ static const char usage[] =
     "       kfuse explain OUTPUT.cu|LEDGER.json\n"
     "       kfuse records merge INTO.db FROM.db...\n"
     "       kfuse records export DB -o FILE   kfuse records import INTO.db FILE...\n"
+    "       kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -50,6 +52,8 @@ static const char usage[] =
     "                      passes' parameters that the records do not hold yet (default\n"
     "                      12): a later call goes on where the records stop\n"
     "  --remeasure         measure again the variants the records hold\n"
+    "  --ranker MODEL      spend the budget on the new variants the learned ranker\n"
+    "                      scores highest (default $KFUSE_RANKER; kfuse learn trains it)\n"
     "  --max-variants=N    the old spelling of --budget=N\n"
     "  --print-after=PASS  print the program after PASS to standard error\n"
     "  --list-passes       list the passes and exit\n"
@@ -122,6 +126,44 @@ static int explain_command(int argc, char **argv) {
   return (int)st;
 }
 
+/* kfuse learn [--records DB] [--rounds N] -o MODEL: trains the ranker on the records. */
+static int learn_command(int argc, char **argv) {
+  static const char use[] = "usage: kfuse learn [--records DB] [--rounds N] -o MODEL.json";
+  const char *records = NULL, *model = NULL;
+  int rounds = 50;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      printf("%s\n\nTrains the ranker (XGBoost, rank:pairwise) on the tune measurements of the records\n"
+             "(default $KFUSE_RECORDS, else ~/.cache/kfuse/records.db): one group per source, entry,\n"
+             "GPU model and binding, the log of each variant's speedup its label. `kfuse --ranker\n"
+             "MODEL.json` then measures the variants it scores highest first.\n", use);
+      return 0;
+    }
+    if ((!strcmp(a, "--records") || !strcmp(a, "-o") || !strcmp(a, "--rounds")) && i + 1 >= argc)
+      return usage_error("%s needs an argument", a);
+    if (!strcmp(a, "--records")) {
+      records = argv[++i];
+    } else if (!strcmp(a, "-o")) {
+      model = argv[++i];
+    } else if (!strcmp(a, "--rounds")) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (!*argv[i] || *end || v < 1 || v > 10000)
+        return usage_error("--rounds needs a count from 1 to 10000, not '%s'", argv[i]);
+      rounds = (int)v;
+    } else {
+      return usage_error("%s", use);
+    }
+  }
+  if (!model)
+    return usage_error("%s", use);
+  diag *d = diag_new(stderr);
+  kfuse_status st = kfuse_learn(records, model, rounds, d);
+  diag_free(d);
+  return (int)st;
+}
+
 /* kfuse records merge|export|import: records from other machines, and as text. */
 static int records_command(int argc, char **argv) {
   static const char use[] = "usage: kfuse records merge INTO.db FROM.db... | export DB -o FILE | import INTO.db FILE...";
@@ -163,6 +205,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
     return explain_command(argc, argv);
   if (argc >= 2 && !strcmp(argv[1], "records"))
     return records_command(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "learn"))
+    return learn_command(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -196,6 +240,12 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
         import_dir = argv[i];
     } else if (!strcmp(a, "--show-records")) {
       show_records = 1;
+    } else if (!strcmp(a, "--ranker")) {
+      if (++i >= argc)
+        return usage_error("%s needs a file name", a);
+      o.ranker = argv[i];
+      if (access(o.ranker, R_OK) != 0)
+        return usage_error("--ranker: cannot read the model '%s'", o.ranker);
     } else if (!strcmp(a, "--ledger")) {
       if (++i >= argc)
         return usage_error("%s needs a file name", a);
@@ -268,6 +318,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   /* variants the records hold are not measured again: in the one-shot path by default,
    * for a bundle when --records names the records */
   o.resume = !remeasure && (!o.bundle_dir || o.records);
+  if (!o.ranker && getenv("KFUSE_RANKER") && *getenv("KFUSE_RANKER"))
+    o.ranker = getenv("KFUSE_RANKER");
   if (import_dir || show_records) {
     if (o.input || o.output || o.ledger)
       return usage_error("%s", "--import and --show-records take no input, output or ledger file");

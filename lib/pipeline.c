@@ -14,6 +14,7 @@
 #include "bundle.h"
 #include "emit.h"
 #include "print.h"
+#include "ranker.h"
 #include "rewrite.h"
 #include "variant.h"
 
@@ -59,7 +60,43 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d) {
 enum {
   MAX_VARIANTS = 12,  /* the default of --budget */
   MAX_COMBOS = 4096,  /* combinations tried, duplicates included */
+  RANKED_POOL = 256,  /* new variants the ranker chooses the budget's from */
 };
+
+/* With a ranker: keeps the known variants of out[0..n) and the `most` new ones it scores
+ * highest, in the order of their scores. Returns the new count. */
+static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n, int most, diag *d) {
+  const char **recipes = arena_alloc(m->arena, sizeof *recipes * (size_t)(n + 1));
+  int *idx = arena_alloc(m->arena, sizeof *idx * (size_t)(n + 1)), nnew = 0;
+  for (int i = 0; i < n; i++)
+    if (!out[i].known) {
+      idx[nnew] = i;
+      recipes[nnew++] = out[i].recipe;
+    }
+  float *score = arena_alloc(m->arena, sizeof *score * (size_t)(nnew + 1));
+  const char *binding = m->nentries && m->entries[0].annot.ntune ? m->entries[0].annot.bindings[0].text : "";
+  if (!ranker_score(rk, recipes, nnew, binding, score, d))
+    return n < most ? n : most;
+  /* the new ones by score, highest first; ties keep the rule order */
+  for (int i = 1; i < nnew; i++)
+    for (int j = i; j > 0 && score[j] > score[j - 1]; j--) {
+      float s = score[j];
+      score[j] = score[j - 1];
+      score[j - 1] = s;
+      int t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  bundle_variant *kept = arena_alloc(m->arena, sizeof *kept * (size_t)(n + 1));
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (out[i].known)
+      kept[k++] = out[i];
+  for (int i = 0; i < nnew && i < most; i++)
+    kept[k++] = out[idx[i]];
+  memcpy(out, kept, sizeof *out * (size_t)k);
+  return k;
+}
 
 /*
  * The variants the passes make of m: the passes of o->passes (or the default list) applied
@@ -98,11 +135,17 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   if (digits > 256)
     KFUSE_BUG("the passes have %d parameters; at most 256", digits);
   int n = 0, nnew = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
+  /* with a ranker, a pool of new variants to choose the budget's from */
+  int errors = diag_errors(d);
+  ranker *rk = o->ranker ? ranker_load(o->ranker, d) : NULL;
+  if (diag_errors(d) > errors)
+    return -1; /* a model that does not load (a warning when it is of other passes) */
+  int pool = rk && most < RANKED_POOL ? RANKED_POOL : most;
   /* a pass that has found no site yet has parameters that change nothing: its digits stay
    * at their defaults until it finds one, so that they do not multiply the combinations of
    * the passes that apply (conv-cudnn's four algorithms on a file with no convolution) */
   int found[64] = {0};
-  for (int combo = 0; nnew < most && combo < MAX_COMBOS; combo++) {
+  for (int combo = 0; nnew < pool && combo < MAX_COMBOS; combo++) {
     variant *v = variant_new(m);
     int digit = ntoggle, ok = 1;
     for (int p = 0, t = 0; p < npass; p++)
@@ -182,6 +225,10 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
       }
     if (carry)
       break; /* every combination made */
+  }
+  if (rk) {
+    n = rank_variants(rk, m, *out, n, most, d);
+    ranker_free(rk);
   }
   return n;
 }

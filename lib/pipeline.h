@@ -36,6 +36,7 @@ typedef struct kfuse_options {
   int max_variants;         /* --budget (--max-variants): new variants made (0: the default) */
   int resume;               /* skip the variants the records hold (the one-shot path unless
                              * --remeasure; --bundle with --records) */
+  const char *ranker;       /* --ranker MODEL: order the new variants by the learned ranker */
   const char *resume_gpu;   /* the GPU model whose records count (NULL: --target-gpu, else the
                              * one model the records hold for the source) */
   const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */
@@ -91,6 +92,8 @@ kfuse_status kfuse_records_merge(const char *into, const char *const *from, int 
 kfuse_status kfuse_records_export(const char *db, const char *output, diag *d);
 /* kfuse records import INTO.db FILE...: records exported elsewhere, merged into INTO.db. */
 kfuse_status kfuse_records_import(const char *into, const char *const *files, int nfiles, diag *d);
+/* kfuse learn --records DB -o MODEL: trains the ranker on the records. */
+kfuse_status kfuse_learn(const char *records, const char *model, int rounds, diag *d);
 /* Prints the records. */
 kfuse_status kfuse_show_records(const char *records, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,

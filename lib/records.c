@@ -1256,6 +1256,7 @@ int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char 
   arena *s = db->strings;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     rec_row *r = ARENA_PUSH(s, *rows, n, cap);
+    memset(r, 0, sizeof *r);
     r->recipe = col_text(s, st, 0);
     r->binding = col_text(s, st, 1);
     r->kind = col_text(s, st, 2);
@@ -1266,6 +1267,38 @@ int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char 
     r->speedup = col_num(st, 7);
     r->ci_lo = col_num(st, 8);
     r->ci_hi = col_num(st, 9);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    sql_fail(db, d, "records database");
+    return -1;
+  }
+  return n;
+}
+
+int rec_tune_rows(rec_db *db, rec_row **rows, diag *d) {
+  *rows = NULL;
+  sqlite3_stmt *st = prepare(db, d,
+                             "SELECT source_hash, entry, gpu, binding, recipe, status, speedup FROM measurement"
+                             " WHERE kind = 'tune' AND recipe != 'reference'"
+                             " ORDER BY source_hash, entry, gpu, binding, recipe, sm_count, driver_version,"
+                             " nvcc_version, nvcc_flags");
+  if (!st)
+    return -1;
+  int n = 0, cap = 0, rc;
+  arena *s = db->strings;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    rec_row *r = ARENA_PUSH(s, *rows, n, cap);
+    memset(r, 0, sizeof *r);
+    r->source_hash = col_text(s, st, 0);
+    r->entry = col_text(s, st, 1);
+    r->gpu = col_text(s, st, 2);
+    r->binding = col_text(s, st, 3);
+    r->recipe = col_text(s, st, 4);
+    r->status = col_text(s, st, 5);
+    r->kind = "tune";
+    r->speedup = col_num(st, 6);
+    r->median_ms = r->ci_lo = r->ci_hi = NAN;
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {

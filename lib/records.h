@@ -110,7 +110,13 @@ int rec_import_text(rec_db *db, const char *path, int *added, diag *d);
 typedef struct rec_row {
   const char *recipe, *binding, *kind, *status, *reason, *measured_at;
   double median_ms, speedup, ci_lo, ci_hi;
+  const char *source_hash, *entry, *gpu;  /* rec_tune_rows only */
 } rec_row;
+
+/* Every tune measurement of a variant (not the reference's) in the records, ordered by
+ * source, entry, GPU model and binding, then recipe: the ranker's training groups. Returns
+ * how many (*rows, in db's strings), or -1 after a database error. */
+int rec_tune_rows(rec_db *db, rec_row **rows, diag *d);
 
 /* The measurements of entry of the source source_hash on gpu_name, the latest run of each
  * recipe only, ordered by recipe, tune bindings before check ones, then binding. Returns

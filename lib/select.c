@@ -23,6 +23,7 @@
 
 #include "bundle.h"
 #include "pipeline.h"
+#include "ranker.h"
 #include "records.h"
 
 /* Whether a CUDA GPU answers here (nvidia-smi -L lists one). */
@@ -297,6 +298,20 @@ kfuse_status kfuse_records_merge(const char *into, const char *const *from, int 
   }
   rec_close(db);
   return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+}
+
+kfuse_status kfuse_learn(const char *records, const char *model, int rounds, diag *d) {
+  const char *path = records ? records : kfuse_default_records();
+  if (access(path, R_OK) != 0) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "cannot read records database: %s", strerror(errno));
+    return KFUSE_INPUT_ERROR;
+  }
+  int groups = 0, rows = 0;
+  if (!ranker_learn(path, model, rounds, &groups, &rows, d))
+    return KFUSE_INPUT_ERROR;
+  fprintf(stderr, "kfuse: learned from %d timed variant%s in %d group%s (entry x binding x GPU); wrote %s\n", rows,
+          rows == 1 ? "" : "s", groups, groups == 1 ? "" : "s", model);
+  return KFUSE_OK;
 }
 
 kfuse_status kfuse_records_export(const char *db, const char *output, diag *d) {

@@ -1,0 +1,35 @@
+/*
+ * ranker.h: the learned ranker (docs/ranker.md). It orders the variants not yet measured,
+ * so that a small budget measures the likely best first. Its features come from the recipe
+ * and the tune binding alone: what each pass did and with which parameters, and the
+ * problem's size. `kfuse learn` trains it from the tuning records with XGBoost's C API
+ * (objective rank:pairwise, one group per source, entry, GPU and tune binding). The runner
+ * does not use it.
+ */
+#ifndef KFUSE_RANKER_H
+#define KFUSE_RANKER_H
+
+#include "diag.h"
+#include "records.h"
+
+typedef struct ranker ranker;
+
+/* The number of features and the name of feature i (stable for one set of passes). */
+int ranker_nfeatures(void);
+const char *ranker_feature_name(int i);
+/* The features of a variant with this recipe, measured at a tune binding written as
+ * `B=3 K=77` (its size is the log2 of the product of its values), into f[0..nfeatures). */
+void ranker_features(const char *recipe, const char *binding, float *f);
+
+/* Trains a ranker on the tune measurements of the records at db_path and saves it to
+ * model_path. *ngroups and *nrows: what it learned from. Returns 0 after reporting. */
+int ranker_learn(const char *db_path, const char *model_path, int rounds, int *ngroups, int *nrows, diag *d);
+/* Loads a model; NULL after reporting (an error), or with a warning when its features are
+ * not this kfuse's (passes added or changed since it was trained). */
+ranker *ranker_load(const char *model_path, diag *d);
+void ranker_free(ranker *r);
+/* Scores n recipes at a binding into score[0..n): higher is expected faster. 0 after
+ * reporting. */
+int ranker_score(ranker *r, const char *const *recipes, int n, const char *binding, float *score, diag *d);
+
+#endif

@@ -1,0 +1,33 @@
+"""Writes exported kfuse records (JSON lines, docs/records.md) of a made-up GPU on which
+every variant with cuda-graph is twice as fast and every variant with ilp=2 a fifth slower:
+eight sources, each with every combination of fuse-pointwise's parameters, with and without
+the graph. The ranker should learn to put the graph first and ilp=2 last."""
+import json
+import sys
+
+out = open(sys.argv[1], "w")
+out.write(json.dumps({"kfuse_records": 1, "schema": 1}, separators=(",", ":")) + "\n")
+for s in range(8):
+    source = "%064x" % (s + 1)
+    binding = "n=%d" % (1 << (12 + s))
+    rows = []
+    for block in (256, 128, 512):
+        for vec in (4, 1):
+            for ilp in (1, 2):
+                for graph in (1, 0):
+                    params = "block=%d,vec=%d" % (block, vec) + (",ilp=2" if ilp == 2 else "")
+                    recipe = "fuse-pointwise(%s)@e#2-#4" % params + ("+cuda-graph@e" if graph else "")
+                    speedup = (2.0 if graph else 1.0) * (0.8 if ilp == 2 else 1.0) * (1 + 0.01 * (block // 128))
+                    rows.append({"source_hash": source, "entry": "e", "recipe": recipe, "binding": binding,
+                                 "gpu": "Made-up GPU", "sm_count": 100, "driver_version": "1",
+                                 "nvcc_version": "1", "nvcc_flags": "", "variant": "v%d" % (len(rows) + 1),
+                                 "variant_file": "v.cu", "kind": "tune", "status": "ok", "reason": "verified",
+                                 "median_ms": 1.0 / speedup, "p10_ms": None, "p90_ms": None, "mad_ms": None,
+                                 "reps": 50, "speedup": speedup, "ci_lo": None, "ci_hi": None})
+    run = {"digest": "%064x" % (100 + s), "measured_at": "2026-12-04T00:00:%02dZ" % s,
+           "imported_at": "2026-12-04T00:00:00Z", "bundle": "/nowhere", "source_name": "s%d.cu" % s,
+           "source_hash": source, "libs": "", "gpu": "Made-up GPU", "sm_count": 100,
+           "compute_capability": "9.0", "driver_version": "1", "cuda_driver_version": "1",
+           "runtime_version": "1", "nvcc_version": "1", "nvcc_flags": "", "l2_bytes": None,
+           "memory_bytes": None}
+    out.write(json.dumps({"run": run, "variants": [], "measurements": rows}, separators=(",", ":")) + "\n")
