@@ -1235,28 +1235,18 @@ static double col_num(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
-int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name, rec_row **rows,
-             diag *d) {
-  *rows = NULL;
-  sqlite3_stmt *st = prepare(
-      db, d,
-      "SELECT m.recipe, m.binding, m.kind, m.status, m.reason, r.measured_at, m.median_ms, m.speedup,"
-      " m.ci_lo, m.ci_hi FROM measurement m JOIN run r ON r.id = m.run_id"
-      " WHERE m.source_hash = lower(?1) AND m.entry = ?2 AND m.gpu = ?3"
-      " AND r.measured_at = (SELECT max(r2.measured_at) FROM measurement m2 JOIN run r2 ON r2.id = m2.run_id"
-      "   WHERE m2.source_hash = m.source_hash AND m2.entry = m.entry AND m2.gpu = m.gpu"
-      "   AND m2.recipe = m.recipe)"
-      " ORDER BY m.recipe, m.kind DESC, m.binding, m.sm_count, m.driver_version, m.nvcc_version, m.nvcc_flags");
-  if (!st)
-    return -1;
-  bind_text(st, 1, source_hash);
-  bind_text(st, 2, entry);
-  bind_text(st, 3, gpu_name);
+/* The columns read_rows reads, in its order. */
+#define ROW_COLUMNS                                                                             \
+  "m.recipe, m.binding, m.kind, m.status, m.reason, r.measured_at, m.median_ms, m.speedup,"  \
+  " m.ci_lo, m.ci_hi, m.source_hash, m.entry, m.gpu FROM measurement m JOIN run r ON r.id = m.run_id"
+
+/* Steps st (selecting ROW_COLUMNS) into *rows, in db's strings; finalizes it. Returns the
+ * count, or -1 after a database error. */
+static int read_rows(rec_db *db, sqlite3_stmt *st, rec_row **rows, diag *d) {
   int n = 0, cap = 0, rc;
   arena *s = db->strings;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     rec_row *r = ARENA_PUSH(s, *rows, n, cap);
-    memset(r, 0, sizeof *r);
     r->recipe = col_text(s, st, 0);
     r->binding = col_text(s, st, 1);
     r->kind = col_text(s, st, 2);
@@ -1267,6 +1257,9 @@ int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char 
     r->speedup = col_num(st, 7);
     r->ci_lo = col_num(st, 8);
     r->ci_hi = col_num(st, 9);
+    r->source_hash = col_text(s, st, 10);
+    r->entry = col_text(s, st, 11);
+    r->gpu = col_text(s, st, 12);
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
@@ -1276,36 +1269,32 @@ int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char 
   return n;
 }
 
+int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name, rec_row **rows,
+             diag *d) {
+  *rows = NULL;
+  sqlite3_stmt *st = prepare(
+      db, d,
+      "SELECT " ROW_COLUMNS
+      " WHERE m.source_hash = lower(?1) AND m.entry = ?2 AND m.gpu = ?3"
+      " AND r.measured_at = (SELECT max(r2.measured_at) FROM measurement m2 JOIN run r2 ON r2.id = m2.run_id"
+      "   WHERE m2.source_hash = m.source_hash AND m2.entry = m.entry AND m2.gpu = m.gpu"
+      "   AND m2.recipe = m.recipe)"
+      " ORDER BY m.recipe, m.kind DESC, m.binding, m.sm_count, m.driver_version, m.nvcc_version, m.nvcc_flags");
+  if (!st)
+    return -1;
+  bind_text(st, 1, source_hash);
+  bind_text(st, 2, entry);
+  bind_text(st, 3, gpu_name);
+  return read_rows(db, st, rows, d);
+}
+
 int rec_tune_rows(rec_db *db, rec_row **rows, diag *d) {
   *rows = NULL;
   sqlite3_stmt *st = prepare(db, d,
-                             "SELECT source_hash, entry, gpu, binding, recipe, status, speedup FROM measurement"
-                             " WHERE kind = 'tune' AND recipe != 'reference'"
-                             " ORDER BY source_hash, entry, gpu, binding, recipe, sm_count, driver_version,"
-                             " nvcc_version, nvcc_flags");
-  if (!st)
-    return -1;
-  int n = 0, cap = 0, rc;
-  arena *s = db->strings;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    rec_row *r = ARENA_PUSH(s, *rows, n, cap);
-    memset(r, 0, sizeof *r);
-    r->source_hash = col_text(s, st, 0);
-    r->entry = col_text(s, st, 1);
-    r->gpu = col_text(s, st, 2);
-    r->binding = col_text(s, st, 3);
-    r->recipe = col_text(s, st, 4);
-    r->status = col_text(s, st, 5);
-    r->kind = "tune";
-    r->speedup = col_num(st, 6);
-    r->median_ms = r->ci_lo = r->ci_hi = NAN;
-  }
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) {
-    sql_fail(db, d, "records database");
-    return -1;
-  }
-  return n;
+                             "SELECT " ROW_COLUMNS " WHERE m.kind = 'tune' AND m.recipe != 'reference'"
+                             " ORDER BY m.source_hash, m.entry, m.gpu, m.binding, m.recipe, m.sm_count,"
+                             " m.driver_version, m.nvcc_version, m.nvcc_flags");
+  return st ? read_rows(db, st, rows, d) : -1;
 }
 
 int rec_best(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name,

@@ -110,7 +110,7 @@ int rec_import_text(rec_db *db, const char *path, int *added, diag *d);
 typedef struct rec_row {
   const char *recipe, *binding, *kind, *status, *reason, *measured_at;
   double median_ms, speedup, ci_lo, ci_hi;
-  const char *source_hash, *entry, *gpu;  /* rec_tune_rows only */
+  const char *source_hash, *entry, *gpu;
 } rec_row;
 
 /* Every tune measurement of a variant (not the reference's) in the records, ordered by

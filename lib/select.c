@@ -273,6 +273,26 @@ static void ensure_parent(const char *path) {
   free(p);
 }
 
+/* Opens the records into and folds each of sources[0..n) into them with fold (rec_merge,
+ * rec_import_text), saying how many runs each brought. */
+static kfuse_status fold_records(const char *into, const char *const *sources, int n,
+                                 int (*fold)(rec_db *, const char *, int *, diag *), const char *verb, diag *d) {
+  ensure_parent(into);
+  rec_db *db = rec_open(into, d);
+  if (!db)
+    return KFUSE_INPUT_ERROR;
+  int ok = 1;
+  for (int i = 0; i < n && ok; i++) {
+    int added = 0;
+    ok = fold(db, sources[i], &added, d);
+    if (ok)
+      fprintf(stderr, "kfuse: %s %s into %s: %d run%s new to it\n", verb, sources[i], into, added,
+              added == 1 ? "" : "s");
+  }
+  rec_close(db);
+  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+}
+
 kfuse_status kfuse_records_merge(const char *into, const char *const *from, int nfrom, diag *d) {
   for (int i = 0; i < nfrom; i++) {
     char *a = realpath(into, NULL), *b = realpath(from[i], NULL);
@@ -284,20 +304,7 @@ kfuse_status kfuse_records_merge(const char *into, const char *const *from, int 
       return KFUSE_USAGE_ERROR;
     }
   }
-  ensure_parent(into);
-  rec_db *db = rec_open(into, d);
-  if (!db)
-    return KFUSE_INPUT_ERROR;
-  int ok = 1;
-  for (int i = 0; i < nfrom && ok; i++) {
-    int added = 0;
-    ok = rec_merge(db, from[i], &added, d);
-    if (ok)
-      fprintf(stderr, "kfuse: merged %s into %s: %d run%s new to it\n", from[i], into, added,
-              added == 1 ? "" : "s");
-  }
-  rec_close(db);
-  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+  return fold_records(into, from, nfrom, rec_merge, "merged", d);
 }
 
 kfuse_status kfuse_learn(const char *records, const char *model, int rounds, diag *d) {
@@ -331,20 +338,7 @@ kfuse_status kfuse_records_export(const char *db, const char *output, diag *d) {
 }
 
 kfuse_status kfuse_records_import(const char *into, const char *const *files, int nfiles, diag *d) {
-  ensure_parent(into);
-  rec_db *db = rec_open(into, d);
-  if (!db)
-    return KFUSE_INPUT_ERROR;
-  int ok = 1;
-  for (int i = 0; i < nfiles && ok; i++) {
-    int added = 0;
-    ok = rec_import_text(db, files[i], &added, d);
-    if (ok)
-      fprintf(stderr, "kfuse: imported %s into %s: %d run%s new to it\n", files[i], into, added,
-              added == 1 ? "" : "s");
-  }
-  rec_close(db);
-  return ok ? KFUSE_OK : KFUSE_INPUT_ERROR;
+  return fold_records(into, files, nfiles, rec_import_text, "imported", d);
 }
 
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d) {
