@@ -76,7 +76,7 @@ static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n
   float *score = arena_alloc(m->arena, sizeof *score * (size_t)(nnew + 1));
   const char *binding = m->nentries && m->entries[0].annot.ntune ? m->entries[0].annot.bindings[0].text : "";
   if (!ranker_score(rk, recipes, nnew, binding, score, d))
-    return n < most ? n : most;
+    memset(score, 0, sizeof *score * (size_t)nnew); /* reported: the rule order */
   /* the new ones by score, highest first; ties keep the rule order */
   for (int i = 1; i < nnew; i++)
     for (int j = i; j > 0 && score[j] > score[j - 1]; j--) {
