@@ -31,6 +31,9 @@ static const char usage[] =
     "  --only VARIANT     build, verify and time only this variant (and the reference)\n"
     "  --sanitize         run compute-sanitizer memcheck and racecheck on the kept variant\n"
     "  --no-time          verify only\n"
+    "  --no-prune         measure variants that spill too (by default a variant whose\n"
+    "                     kernels spill is left out when one of the same passes with\n"
+    "                     other parameters does not)\n"
     "  --list             print the manifest and the shapes the verifier would draw;\n"
     "                     run nothing on the GPU\n"
     "  -j N               nvcc processes at a time (default: one per processor)\n"
@@ -103,6 +106,8 @@ int main(int argc, char **argv) {
       o.sanitize = 1;
     } else if (strcmp(a, "--no-time") == 0) {
       o.time = 0;
+    } else if (strcmp(a, "--no-prune") == 0) {
+      o.prune = 0;
     } else if (strcmp(a, "--list") == 0) {
       o.list = 1;
     } else if (strcmp(a, "-v") == 0) {

@@ -55,9 +55,9 @@ void ledger_add_made(ledger *lg, const char *recipe) {
 
 /* ---------------------------------------------------------------- verdicts */
 
-typedef enum verdict { V_KEPT, V_FASTER, V_UNTIMED, V_SLOWER, V_FAILED, V_UNMEASURED, V_COUNT } verdict;
+typedef enum verdict { V_KEPT, V_FASTER, V_UNTIMED, V_SLOWER, V_FAILED, V_PRUNED, V_UNMEASURED, V_COUNT } verdict;
 static const char *const verdict_names[] = {"kept", "faster but not the best", "verified but not re-timed",
-                                            "slower", "failed", "not measured"};
+                                            "slower", "failed", "pruned", "not measured"};
 
 /* The verdict of one recipe from its rows (rows[0..n)), and why, in a's memory. */
 static verdict judge(const rec_row *rows, int n, const char *applied, double *geomean, const char **why, arena *a) {
@@ -79,6 +79,11 @@ static verdict judge(const rec_row *rows, int n, const char *applied, double *ge
   }
   *geomean = ntimed ? exp(logsum / ntimed) : NAN;
   *why = NULL;
+  if (failed && !strncmp(failed->reason, "pruned: ", 8)) {
+    /* left out before running (the runner's static pruning): not a verifier's verdict */
+    *why = failed->reason + 8;
+    return V_PRUNED;
+  }
   if (failed) {
     *why = arena_printf(a, "%s binding %s: %s", failed->kind, failed->binding, failed->reason);
     return V_FAILED;

@@ -156,6 +156,8 @@ int ranker_learn(const char *db_path, const char *model_path, int rounds, int *n
       int failed = !strcmp(rows[k].status, "failed");
       if (!failed && !(rows[k].speedup > 0))
         continue; /* verified but never timed */
+      if (failed && rows[k].reason && !strncmp(rows[k].reason, "pruned: ", 8))
+        continue; /* left out by the runner's static pruning: never ran */
       ranker_features(rows[k].recipe, rows[k].binding, &x[(size_t)m * (size_t)nf]);
       label[m++] = failed ? (float)(lowest - 1) : (float)log(rows[k].speedup);
       size++;

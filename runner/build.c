@@ -214,9 +214,11 @@ int build_bundle(const char *dir, const build_tools *t, double timeout_s, char *
   return 0;
 }
 
-/* The variant command: nvcc, the flags, the libs, then output and input. */
+/* The variant command: nvcc, the flags, the libs, then output and input. With report,
+ * ptxas's resource report (-Xptxas -v) goes to the build log for pruning (prune.h); it
+ * changes nothing in the library, so the flags line of device.tsv leaves it out. */
 static void variant_command(const build_tools *t, int arch, const char *libs,
-                            const char *stem, command *c) {
+                            const char *stem, int report, command *c) {
   char buf[1100];
   c->argc = 0;
   c->used = 0;
@@ -233,6 +235,8 @@ static void variant_command(const build_tools *t, int arch, const char *libs,
   }
   words(c, libs);
   words(c, t->extra);
+  if (report)
+    words(c, "-Xptxas -v");
   arg(c, "-o");
   snprintf(buf, sizeof buf, "%s.so", stem);
   arg(c, buf);
@@ -243,8 +247,15 @@ static void variant_command(const build_tools *t, int arch, const char *libs,
 void build_nvcc_flags(const build_tools *t, int arch, const char *libs, char *buf,
                       size_t size) {
   command c;
-  variant_command(t, arch, libs, "VARIANT", &c);
+  variant_command(t, arch, libs, "VARIANT", 0, &c);
   join_range(&c, 1, c.argc - 3, buf, size); /* neither nvcc nor "-o X.so X.shim.cu" */
+}
+
+/* ptxas's report in job j's build log (the last build's, when nothing ran). */
+static void read_usage(const char *dir, build_job *j) {
+  char log[4096];
+  snprintf(log, sizeof log, "%.3800s/logs/%.250s.build.log", dir, j->stem);
+  ptxas_read_file(log, &j->usage);
 }
 
 /* Start job j's nvcc unless its library is up to date; returns the pid, or 0 when nothing
@@ -267,10 +278,11 @@ static pid_t start_variant(const char *dir, const build_tools *t, int arch, cons
     snprintf(j->reason, sizeof j->reason, "build: missing %s", j->source);
     return 0;
   }
-  variant_command(t, arch, libs, j->stem, &c);
+  variant_command(t, arch, libs, j->stem, 1, &c);
   join(&c, cmdline, sizeof cmdline);
   if (up_to_date(dir, so, cmdline, deps)) {
     j->ok = 1;
+    read_usage(dir, j);
     return 0;
   }
   msg_verbose("building %s: %s", so, cmdline);
@@ -290,11 +302,12 @@ static void finish_variant(const char *dir, const build_tools *t, int arch, cons
   char log[4096], line[2048], why[256], cmdline[16384], so[300];
   command c;
   if (r->exited && r->code == 0) {
-    variant_command(t, arch, libs, j->stem, &c);
+    variant_command(t, arch, libs, j->stem, 1, &c);
     join(&c, cmdline, sizeof cmdline);
     snprintf(so, sizeof so, "%s.so", j->stem);
     write_stamp(dir, so, cmdline);
     j->ok = 1;
+    read_usage(dir, j);
     return;
   }
   snprintf(log, sizeof log, "%s/logs/%s.build.log", dir, j->stem);
@@ -320,6 +333,7 @@ void build_variants(const char *dir, const build_tools *t, int arch, const char 
   for (int i = 0; i < n; i++) {
     jobs[i].ok = jobs[i].rebuilt = 0;
     jobs[i].reason[0] = '\0';
+    memset(&jobs[i].usage, 0, sizeof jobs[i].usage);
   }
   while (next < n || running > 0) {
     for (int s = 0; s < parallel && next < n; s++) {

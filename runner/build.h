@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "prune.h"
+
 typedef struct build_tools {
   char cc[1024];        /* the C compiler: $CC, else cc */
   char nvcc[1024];      /* $KFUSE_NVCC, else nvcc in PATH, else $CUDA_HOME/bin/nvcc,
@@ -38,10 +40,12 @@ typedef struct build_job {
   int ok;             /* out: 1 when the library is there and up to date */
   int rebuilt;        /* out: 1 when nvcc ran */
   char reason[1024];  /* out: when not ok, "build: " and nvcc's first error line */
+  ptxas_usage usage;  /* out: when ok, ptxas's report of its device code (prune.h) */
 } build_job;
 
 /* Build the n jobs' libraries in DIR, at most `parallel` nvcc processes at a time, each
- * within timeout_s seconds. nvcc's output goes to DIR/logs/<stem>.build.log. */
+ * within timeout_s seconds. nvcc's output, with ptxas's resource report, goes to
+ * DIR/logs/<stem>.build.log. */
 void build_variants(const char *dir, const build_tools *t, int arch, const char *libs,
                     build_job *jobs, int n, int parallel, double timeout_s);
 

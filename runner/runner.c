@@ -24,6 +24,7 @@
 #include "manifest.h"
 #include "msg.h"
 #include "proc.h"
+#include "prune.h"
 #include "results.h"
 #include "rng.h"
 #include "stats.h"
@@ -390,6 +391,42 @@ static void fail_everywhere(run *r, int v, const char *reason) {
   }
 }
 
+/* Leave out the built variants that spill where another of the same passes does not
+ * (prune.h); the reference and user variants are never pruned. */
+static void prune_built(run *r, const build_job *jobs, const int *which, int n) {
+  const kb_bundle *b = r->b;
+  char(*keys)[1024] = calloc((size_t)n + 1, sizeof *keys);
+  const char **key = calloc((size_t)n + 1, sizeof *key);
+  ptxas_usage *u = calloc((size_t)n + 1, sizeof *u);
+  int *built = calloc((size_t)n + 1, sizeof *built), *by = calloc((size_t)n + 1, sizeof *by);
+  if (keys && key && u && built && by) {
+    for (int k = 0; k < n; k++) {
+      const kb_variant *v = &b->variants[which[k]];
+      u[k] = jobs[k].usage;
+      built[k] = jobs[k].ok;
+      if (which[k] == 0 || !v->recipe || !strncmp(v->recipe, "user", 4) ||
+          !strcmp(v->recipe, "reference"))
+        continue;
+      prune_recipe_key(v->recipe, keys[k], sizeof keys[k]);
+      key[k] = keys[k];
+    }
+    prune_spills(key, u, built, n, by);
+    for (int k = 0; k < n; k++) {
+      if (by[k] < 0)
+        continue;
+      char reason[1024];
+      prune_reason(&u[k], b->variants[which[by[k]]].name, reason, sizeof reason);
+      msg_verbose("%s: %s", b->variants[which[k]].name, reason);
+      fail_everywhere(r, which[k], reason);
+    }
+  }
+  free(keys);
+  free(key);
+  free(u);
+  free(built);
+  free(by);
+}
+
 static void build_all(run *r) {
   const kb_bundle *b = r->b;
   build_job *jobs = calloc((size_t)b->nvariant, sizeof *jobs);
@@ -417,6 +454,8 @@ static void build_all(run *r) {
       msg_verbose("built %s.so", jobs[k].stem);
     }
   }
+  if (r->o->prune)
+    prune_built(r, jobs, which, n);
   free(jobs);
   free(which);
 }
@@ -719,6 +758,7 @@ void runner_options_init(runner_options *o) {
   o->reps = 50;
   o->seeds = 3;
   o->time = 1;
+  o->prune = 1;
   o->jobs = cpus > 0 ? (int)cpus : 1;
 }
 

@@ -18,6 +18,7 @@ typedef struct runner_options {
   const char *only;  /* NULL, or the one variant to build, verify and time (besides "ref") */
   int sanitize;      /* 1: compute-sanitizer memcheck and racecheck on the kept variant */
   int time;          /* 0: verify only */
+  int prune;         /* 1: leave out variants that spill where others of their passes do not */
   int list;          /* 1: print the manifest and the shapes that would be drawn; run nothing */
   int jobs;          /* nvcc processes at a time */
   int verbose;
@@ -32,7 +33,8 @@ enum runner_status {
   RUNNER_NO_DEVICE = 4    /* no usable GPU, no nvcc, or results could not be written */
 };
 
-/* The defaults: 300 s, 50 reps, 3 seeds, timing on, as many jobs as processors. */
+/* The defaults: 300 s, 50 reps, 3 seeds, timing and pruning on, as many jobs as
+ * processors. */
 void runner_options_init(runner_options *o);
 
 /* Run the bundle o->dir. Messages go to stderr (msg.h), a summary to stdout. */

@@ -22,6 +22,7 @@
 #include "kfuse_bundle.h"
 #include "manifest.h"
 #include "proc.h"
+#include "prune.h"
 #include "results.h"
 #include "rng.h"
 #include "stats.h"
@@ -701,7 +702,113 @@ static void test_build(void) {
   CHECK(system(cmd) == 0);
 }
 
-int main(void) {
+/* ---- ptxas's report and pruning ---- */
+
+static const char ptxas_log[] =
+    "ptxas info    : 0 bytes gmem\n"
+    "ptxas info    : Compiling entry function '_Z5lightPfi' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z5lightPfi\n"
+    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 8 registers, used 0 barriers\n"
+    "ptxas info    : Compiling entry function '_Z5heavyPfPKfi' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z5heavyPfPKfi\n"
+    "    4896 bytes stack frame, 19664 bytes spill stores, 44476 bytes spill loads\n"
+    "ptxas info    : Used 32 registers, used 1 barriers, 2048 bytes smem, 4896 bytes cumulative "
+    "stack size\n";
+
+static void test_prune(void) {
+  ptxas_usage u[4];
+  char key[256], reason[1024];
+
+  CHECK(ptxas_read_text(ptxas_log, &u[0]) == 2);
+  CHECK(u[0].max_registers == 32 && u[0].max_smem == 2048 && u[0].max_stack == 4896);
+  CHECK(u[0].spill_stores == 19664 && u[0].spill_loads == 44476);
+  CHECK(strcmp(u[0].worst, "_Z5heavyPfPKfi") == 0);
+  CHECK(ptxas_read_text("nvcc warning : something\n", &u[1]) == 0 && u[1].max_registers == 0);
+  CHECK(ptxas_read_file("/nonexistent/kfuse.build.log", &u[1]) == 0);
+
+  prune_recipe_key("fuse-pointwise(block=256,vec=4)@f#3-#7+cuda-graph@f", key, sizeof key);
+  CHECK(strcmp(key, "fuse-pointwise@f#3-#7+cuda-graph@f") == 0);
+  prune_recipe_key("split-accumulators(threads=4,ways=4)@g#2", key, sizeof key);
+  CHECK(strcmp(key, "split-accumulators@g#2") == 0);
+
+  /* v0 spills; v1 (same passes) does not: v0 pruned. v2 spills, alone of its passes: kept.
+   * v3 (same passes as v0) did not build: it covers nothing. */
+  const char *keys[] = {"tile@f#0", "tile@f#0", "fuse@f#1", "tile@f#0"};
+  int built[] = {1, 1, 1, 0}, by[4];
+  memset(u, 0, sizeof u);
+  for (int i = 0; i < 4; i++)
+    u[i].functions = 1;
+  u[0].spill_stores = 24, u[0].spill_loads = 24, u[0].max_registers = 255;
+  snprintf(u[0].worst, sizeof u[0].worst, "_Z4tilePf");
+  u[2].spill_loads = 8;
+  CHECK(prune_spills(keys, u, built, 4, by) == 1);
+  CHECK(by[0] == 1 && by[1] == -1 && by[2] == -1 && by[3] == -1);
+  built[1] = 0; /* the only non-spilling one failed to build: nothing pruned */
+  CHECK(prune_spills(keys, u, built, 4, by) == 0 && by[0] == -1);
+  built[1] = 1;
+  keys[1] = NULL; /* the reference and user variants neither are pruned nor cover others */
+  CHECK(prune_spills(keys, u, built, 4, by) == 0);
+  prune_reason(&u[0], "v7", reason, sizeof reason);
+  CHECK(strncmp(reason, "pruned: spills 48 bytes (stores 24, loads 24) in _Z4tilePf, 255 registers; "
+                        "v7 of the same passes does not spill", 200) == 0);
+}
+
+/* nvcc's ptxas report through build_variants: a kernel kept over the register cap spills,
+ * a light one does not (needs nvcc, no GPU: test/runner/prune-nvcc.test). */
+static const char spilling_cu[] =
+    "__global__ void __launch_bounds__(1024, 2) spill(float *y, const float *x, int n) {\n"
+    "  float a[48];\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "#pragma unroll\n"
+    "  for (int k = 0; k < 48; k++) a[k] = x[(i + k * 131) % n];\n"
+    "  float s = 0;\n"
+    "#pragma unroll\n"
+    "  for (int k = 0; k < 48; k++) s += a[k] * a[47 - k] + a[(k * 7) % 48];\n"
+    "  if (i < n) y[i] = s;\n"
+    "}\n";
+static const char light_cu[] =
+    "__global__ void light(float *y, int n) { int i = threadIdx.x; if (i < n) y[i] = 0; }\n";
+
+static int test_ptxas_nvcc(void) {
+  char dir[] = "/tmp/kfuse-selftest-ptxas-XXXXXX", path[4096], cmd[8192];
+  build_tools t;
+  build_job jobs[2];
+  const char *texts[] = {spilling_cu, light_cu}, *names[] = {"v1", "v2"};
+
+  build_find_tools(&t);
+  if (!t.nvcc[0] || !mkdtemp(dir)) {
+    CHECK(!"nvcc and a temporary directory");
+    return 1;
+  }
+  memset(jobs, 0, sizeof jobs);
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s.cu", dir, names[i]);
+    CHECK(write_file(path, texts[i]) == 0);
+    snprintf(path, sizeof path, "%s/%s.shim.cu", dir, names[i]);
+    snprintf(cmd, sizeof cmd, "#include \"%s.cu\"\n", names[i]);
+    CHECK(write_file(path, cmd) == 0);
+    snprintf(jobs[i].stem, sizeof jobs[i].stem, "%s", names[i]);
+    snprintf(jobs[i].source, sizeof jobs[i].source, "%s.cu", names[i]);
+  }
+  build_variants(dir, &t, 90, "", jobs, 2, 2, 300);
+  CHECK(jobs[0].ok && jobs[1].ok);
+  CHECK(jobs[0].usage.functions == 1 && jobs[0].usage.max_registers <= 32);
+  CHECK(jobs[0].usage.spill_stores > 0 && jobs[0].usage.spill_loads > 0);
+  CHECK(strcmp(jobs[0].usage.worst, "_Z5spillPfPKfi") == 0);
+  CHECK(jobs[1].usage.functions == 1 && jobs[1].usage.spill_stores == 0);
+  /* up to date: nothing runs, and the report still comes from the last build's log */
+  build_variants(dir, &t, 90, "", jobs, 2, 2, 300);
+  CHECK(jobs[0].ok && !jobs[0].rebuilt && jobs[0].usage.spill_stores > 0);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "nvcc") == 0)
+    return test_ptxas_nvcc();
   test_fp16();
   test_rng();
   test_stats();
@@ -713,6 +820,7 @@ int main(void) {
   test_results();
   test_proc();
   test_build();
+  test_prune();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
