@@ -151,7 +151,10 @@ int ledger_build(ledger *lg, const kmodel *m, rec_db *db, const char *hash, cons
   jw w = {.b = &lg->json, .pretty = 1};
   jw_open(&w, NULL, '{');
   jw_int(&w, "kfuse_ledger", LEDGER_VERSION);
-  jw_str(&w, "source", m->path);
+  /* the file's name without its directory: the ledger, in the output, must not depend on
+   * where the input was */
+  const char *slash = strrchr(m->path, '/');
+  jw_str(&w, "source", slash ? slash + 1 : m->path);
   jw_str(&w, "sha256", hash);
   jw_str(&w, "gpu", gpu);
   jw_str(&w, "applied", applied);
