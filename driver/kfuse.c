@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launch.h"
 #include "pipeline.h"
 #include "../passes/pass.h"
 
@@ -22,7 +23,7 @@ static const char usage[] =
     "       kfuse explain OUTPUT.cu|LEDGER.json\n"
     "       kfuse records merge INTO.db FROM.db...\n"
     "       kfuse records export DB -o FILE   kfuse records import INTO.db FILE...\n"
-    "       kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"
+    "       kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"    "       kfuse-launch COMPILER ARGS... (or kfuse launch ...): the compiler launcher\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -52,6 +53,8 @@ static const char usage[] =
     "                      passes' parameters that the records do not hold yet (default\n"
     "                      12): a later call goes on where the records stop\n"
     "  --remeasure         measure again the variants the records hold\n"
+    "  --no-measure        select from the records only, even with a GPU here (builds:\n"
+    "                      kfuse-launch and kfuse_optimize() never tune)\n"
     "  --ranker MODEL      spend the budget on the new variants the learned ranker\n"
     "                      scores highest (default $KFUSE_RANKER; kfuse learn trains it)\n"
     "  --max-variants=N    the old spelling of --budget=N\n"
@@ -199,6 +202,12 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   o.argv0 = argv[0];
   const char *import_dir = NULL;
   int show_records = 0, remeasure = 0;
+  /* kfuse-launch (a link to kfuse) and `kfuse launch`: the compiler launcher */
+  const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  if (!strcmp(base, "kfuse-launch"))
+    return kfuse_launch(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "launch"))
+    return kfuse_launch(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "check"))
     return check_command(&o, argc, argv);
   if (argc >= 2 && !strcmp(argv[1], "explain"))
@@ -286,6 +295,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
       o.max_variants = (int)v;
     } else if (!strcmp(a, "--remeasure")) {
       remeasure = 1;
+    } else if (!strcmp(a, "--no-measure")) {
+      o.no_measure = 1;
     } else if (starts(a, "--passes=")) {
       o.passes = a + 9;
     } else if (starts(a, "--print-after=")) {

@@ -40,6 +40,7 @@ typedef struct kfuse_options {
   const char *resume_gpu;   /* the GPU model whose records count (NULL: --target-gpu, else the
                              * one model the records hold for the source) */
   const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */
+  int no_measure;           /* --no-measure: select from the records only, even with a GPU here */
   tu_options tu;
 } kfuse_options;
 

@@ -142,7 +142,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
                 "with --bundle and run kfuse-runner on a GPU host");
   /* Without a GPU nothing is measured, so nothing would be written: a missing database is
    * not created. One named by --records is worth a warning (a mistyped path, most likely). */
-  if (!local_gpu && access(records, F_OK) != 0) {
+  if ((!local_gpu || o->no_measure) && access(records, F_OK) != 0) {
     if (o->records)
       diag_report(d, DIAG_WARNING, m->path, 0, 0, "no records database at %s: output is the input", records);
     else
@@ -154,7 +154,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   rec_db *db = rec_open(records, d);
   if (!db)
     return -1;
-  if (local_gpu && (o->nvariants || npass))
+  if (local_gpu && !o->no_measure && (o->nvariants || npass))
     measure(o, m, db, records, gpu, d);
   const char *target = o->target_gpu ? o->target_gpu : local_gpu ? gpu : NULL;
   if (!target)

@@ -1,6 +1,7 @@
 # lit configuration for kfuse. Substitutions:
 #   %kfuse          the kfuse compiler
 #   %kfuse-runner   the GPU runner
+#   %kfuse-launch   the compiler launcher (a link to kfuse)
 #   %corpus         benchmarks/corpus
 #   %nvcc           nvcc -arch=sm_90 (compile-only tests need no GPU)
 # Features: `gpu` when a CUDA GPU answers nvidia-smi; `asan` in a sanitized build.
@@ -25,6 +26,7 @@ for var in ("HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES"):
 
 bindir = config.kfuse_obj_root
 config.substitutions.append(("%kfuse-runner", os.path.join(bindir, "driver", "kfuse-runner")))
+config.substitutions.append(("%kfuse-launch", os.path.join(bindir, "driver", "kfuse-launch")))
 config.substitutions.append(("%kfuse", os.path.join(bindir, "driver", "kfuse")))
 config.substitutions.append(("%corpus", os.path.join(config.kfuse_src_root, "benchmarks", "corpus")))
 config.substitutions.append(("%srcroot", config.kfuse_src_root))
