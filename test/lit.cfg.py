@@ -3,6 +3,7 @@
 #   %kfuse-runner   the GPU runner
 #   %kfuse-launch   the compiler launcher (a link to kfuse)
 #   %corpus         benchmarks/corpus
+#   %srcroot, %objroot  the source tree and the build tree
 #   %nvcc           nvcc -arch=sm_90 (compile-only tests need no GPU)
 # Features: `gpu` when a CUDA GPU answers nvidia-smi; `asan` in a sanitized build.
 import os
@@ -30,6 +31,7 @@ config.substitutions.append(("%kfuse-launch", os.path.join(bindir, "driver", "kf
 config.substitutions.append(("%kfuse", os.path.join(bindir, "driver", "kfuse")))
 config.substitutions.append(("%corpus", os.path.join(config.kfuse_src_root, "benchmarks", "corpus")))
 config.substitutions.append(("%srcroot", config.kfuse_src_root))
+config.substitutions.append(("%objroot", config.kfuse_obj_root))
 config.substitutions.append(("%nvcc", "nvcc -arch=sm_90"))
 config.substitutions.append(("%python", "python3"))
 
