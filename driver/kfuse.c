@@ -13,6 +13,7 @@
 
 #include "launch.h"
 #include "pipeline.h"
+#include "regress.h"
 #include "../passes/pass.h"
 
 static const char usage[] =
@@ -23,7 +24,7 @@ static const char usage[] =
     "       kfuse explain OUTPUT.cu|LEDGER.json\n"
     "       kfuse records merge INTO.db FROM.db...\n"
     "       kfuse records export DB -o FILE   kfuse records import INTO.db FILE...\n"
-    "       kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"    "       kfuse-launch COMPILER ARGS... (or kfuse launch ...): the compiler launcher\n"
+    "       kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"    "       kfuse-launch COMPILER ARGS... (or kfuse launch ...): the compiler launcher\n"    "       kfuse regress [--corpus DIR] [--records DB] [--junit FILE] [--fail-on-change]\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
     "computes the same thing (faster, once passes apply).\n"
@@ -167,6 +168,59 @@ static int learn_command(int argc, char **argv) {
   return (int)st;
 }
 
+/* kfuse regress [options]: the rules' regression report against the records. */
+static int regress_command(int argc, char **argv, const char **extra) {
+  static const char use[] = "usage: kfuse regress [--corpus DIR|FILE] [--records DB] [--target-gpu NAME] "
+                            "[--junit FILE] [--fail-on-change] [--passes=A,B] [-I DIR] [-D NAME[=V]]";
+  kfuse_options o = {0};
+  regress_options r = {.corpus = "benchmarks/corpus"};
+  o.emit = EMIT_CUDA;
+  o.tu.extra_args = extra;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      printf("%s\n\n"
+             "Runs the passes again on every .cu of the corpus (default benchmarks/corpus) and\n"
+             "compares their variants with what the tuning records (default $KFUSE_RECORDS, else\n"
+             "~/.cache/kfuse/records.db) say the rules made before, on the GPU model (--target-gpu,\n"
+             "else the one the records hold for the source): per recipe unchanged, differing in\n"
+             "bytes, new among the first ones the rules make, or lost. Needs no GPU.\n"
+             "--junit FILE writes the report as JUnit XML; --fail-on-change exits 1 when a source\n"
+             "changed. A source that no longer goes through kfuse is an error (exit 1).\n", use);
+      return 0;
+    }
+    int needs = !strcmp(a, "--corpus") || !strcmp(a, "--records") || !strcmp(a, "--target-gpu") ||
+                !strcmp(a, "--junit") || !strcmp(a, "-I") || !strcmp(a, "-D");
+    if (needs && i + 1 >= argc)
+      return usage_error("%s needs an argument", a);
+    if (!strcmp(a, "--corpus"))
+      r.corpus = argv[++i];
+    else if (!strcmp(a, "--records"))
+      o.records = argv[++i];
+    else if (!strcmp(a, "--target-gpu"))
+      o.target_gpu = argv[++i];
+    else if (!strcmp(a, "--junit"))
+      r.junit = argv[++i];
+    else if (!strcmp(a, "--fail-on-change"))
+      r.fail_on_change = 1;
+    else if (starts(a, "--passes="))
+      o.passes = a + 9;
+    else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
+      extra[o.tu.nextra_args++] = a;
+      extra[o.tu.nextra_args++] = argv[++i];
+    } else if (starts(a, "-I") || starts(a, "-D"))
+      extra[o.tu.nextra_args++] = a;
+    else
+      return usage_error("%s", use);
+  }
+  diag *d = diag_new(stderr);
+  kfuse_status st = kfuse_check_options(&o, d);
+  if (st == KFUSE_OK)
+    st = kfuse_regress(&o, &r, d);
+  diag_free(d);
+  return (int)st;
+}
+
 /* kfuse records merge|export|import: records from other machines, and as text. */
 static int records_command(int argc, char **argv) {
   static const char use[] = "usage: kfuse records merge INTO.db FROM.db... | export DB -o FILE | import INTO.db FILE...";
@@ -216,6 +270,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
     return records_command(argc, argv);
   if (argc >= 2 && !strcmp(argv[1], "learn"))
     return learn_command(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "regress"))
+    return regress_command(argc, argv, extra);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

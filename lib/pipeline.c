@@ -145,7 +145,10 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
    * at their defaults until it finds one, so that they do not multiply the combinations of
    * the passes that apply (conv-cudnn's four algorithms on a file with no convolution) */
   int found[64] = {0};
-  for (int combo = 0; nnew < pool && combo < MAX_COMBOS; combo++) {
+  /* with until_known, the walk goes on past the budget until every known recipe is made
+   * (kfuse regress looks for each), adding no more new ones */
+  int nknown_made = 0;
+  for (int combo = 0; (nnew < pool || (o->until_known && nknown_made < nknown)) && combo < MAX_COMBOS; combo++) {
     variant *v = variant_new(m);
     int digit = ntoggle, ok = 1;
     for (int p = 0, t = 0; p < npass; p++)
@@ -191,14 +194,17 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
       int dup = 0;
       for (int i = 0; i < n && ok; i++)
         dup |= (*out)[i].size == b.len && !memcmp((*out)[i].text, b.s, b.len);
-      if (ok && !dup) {
+      int is_known = 0;
+      for (int k = 0; k < nknown && !is_known; k++)
+        is_known = !strcmp(known[k], v->recipe.s);
+      if (ok && !dup && (is_known || nnew < pool)) {
         bundle_variant *bv = ARENA_PUSH(m->arena, *out, n, cap);
         bv->text = arena_strndup(m->arena, b.s, b.len);
         bv->size = b.len;
         bv->recipe = arena_strdup(m->arena, v->recipe.s);
-        for (int k = 0; k < nknown && !bv->known; k++)
-          bv->known = !strcmp(known[k], bv->recipe);
-        nnew += !bv->known;
+        bv->known = is_known;
+        nnew += !is_known;
+        nknown_made += is_known;
       }
       sb_free(&b);
     }
