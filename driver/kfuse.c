@@ -50,6 +50,8 @@ static const char usage[] =
     "                      transformed: the program after the passes (default\n"
     "                      parameters), NOT verified or measured: for reading\n"
     "  --passes=A,B        run only these passes, in this order ('' for none)\n"
+    "  --pin PASS.PARAM=V  give a pass's parameter one value instead of searching its\n"
+    "                      values (repeatable; kfuse --list-passes lists them)\n"
     "  --budget=N          make (and, with a GPU here, measure) at most N variants of the\n"
     "                      passes' parameters that the records do not hold yet (default\n"
     "                      12): a later call goes on where the records stop\n"
@@ -169,13 +171,14 @@ static int learn_command(int argc, char **argv) {
 }
 
 /* kfuse regress [options]: the rules' regression report against the records. */
-static int regress_command(int argc, char **argv, const char **extra) {
+static int regress_command(int argc, char **argv, const char **extra, const char **pins) {
   static const char use[] = "usage: kfuse regress [--corpus DIR|FILE] [--records DB] [--target-gpu NAME] "
-                            "[--junit FILE] [--fail-on-change] [--passes=A,B] [-I DIR] [-D NAME[=V]]";
+                            "[--junit FILE] [--fail-on-change] [--passes=A,B] [--pin PASS.PARAM=V] [-I DIR] [-D NAME[=V]]";
   kfuse_options o = {0};
   regress_options r = {.corpus = "benchmarks/corpus"};
   o.emit = EMIT_CUDA;
   o.tu.extra_args = extra;
+  o.pins = pins;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -205,6 +208,8 @@ static int regress_command(int argc, char **argv, const char **extra) {
       r.fail_on_change = 1;
     else if (starts(a, "--passes="))
       o.passes = a + 9;
+    else if (!strcmp(a, "--pin") && i + 1 < argc)
+      pins[o.npins++] = argv[++i];
     else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
       extra[o.tu.nextra_args++] = a;
       extra[o.tu.nextra_args++] = argv[++i];
@@ -250,8 +255,9 @@ static int records_command(int argc, char **argv) {
   return (int)st;
 }
 
-static int run(int argc, char **argv, const char **extra, const char **variants) {
+static int run(int argc, char **argv, const char **extra, const char **variants, const char **pins) {
   kfuse_options o = {0};
+  o.pins = pins;
   o.emit = EMIT_CUDA;
   o.argv0 = argv[0];
   const char *import_dir = NULL;
@@ -271,7 +277,7 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
   if (argc >= 2 && !strcmp(argv[1], "learn"))
     return learn_command(argc, argv);
   if (argc >= 2 && !strcmp(argv[1], "regress"))
-    return regress_command(argc, argv, extra);
+    return regress_command(argc, argv, extra, pins);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -281,10 +287,19 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
       printf("kfuse %s (libclang: %s)\n", KFUSE_VERSION, "22");
       return 0;
     } else if (!strcmp(a, "--list-passes")) {
-      for (int p = 0; p < pass_count; p++)
+      for (int p = 0; p < pass_count; p++) {
         printf("%-16s %s%s%s\n", pass_list[p]->name, pass_list[p]->summary,
                pass_list[p]->opt_in ? " (only when --passes= names it)" : "",
                pass_list[p]->optional ? " (variants made with it and without it)" : "");
+        const pass_param *params;
+        int n = pass_list[p]->params(&params);
+        for (int q = 0; q < n; q++) {
+          printf("%-16s   %s.%s:", "", pass_list[p]->name, params[q].name);
+          for (int k = 0; k < params[q].nvalues; k++)
+            printf(" %d%s", params[q].values[k], k == 0 ? " (default)" : "");
+          printf("\n");
+        }
+      }
       if (!pass_count)
         printf("(no passes yet)\n");
       return 0;
@@ -353,6 +368,10 @@ static int run(int argc, char **argv, const char **extra, const char **variants)
       remeasure = 1;
     } else if (!strcmp(a, "--no-measure")) {
       o.no_measure = 1;
+    } else if (!strcmp(a, "--pin")) {
+      if (++i >= argc)
+        return usage_error("%s needs PASS.PARAM=VALUE", a);
+      pins[o.npins++] = argv[i];
     } else if (starts(a, "--passes=")) {
       o.passes = a + 9;
     } else if (starts(a, "--print-after=")) {
@@ -425,8 +444,10 @@ int main(int argc, char **argv) {
   if (!extra)
     return 70;
   const char **variants = calloc((size_t)argc + 1, sizeof *variants);
-  int rc = variants ? run(argc, argv, extra, variants) : 70;
+  const char **pins = calloc((size_t)argc + 1, sizeof *pins);
+  int rc = variants && pins ? run(argc, argv, extra, variants, pins) : 70;
   free(extra);
   free(variants);
+  free(pins);
   return rc;
 }

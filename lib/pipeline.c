@@ -46,10 +46,64 @@ static int parse_pass_list(const char *list, const pass **out, int max, diag *d)
   return n;
 }
 
+/*
+ * Reads a pin "PASS.PARAM=VALUE": the pass, the index of its parameter and the value, which
+ * must be one of the parameter's values. Returns 0 after reporting a usage error.
+ */
+static int parse_pin(const char *pin, const pass **ps, int *param, int *value, diag *d) {
+  const char *dot = strchr(pin, '.'), *eq = dot ? strchr(dot, '=') : NULL;
+  if (!dot || !eq || dot == pin || eq == dot + 1 || !eq[1]) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "--pin: '%s' is not PASS.PARAM=VALUE", pin);
+    return 0;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)(dot - pin), pin);
+  *ps = pass_find(name);
+  if (!*ps) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "--pin: unknown pass '%s'", name);
+    return 0;
+  }
+  const pass_param *params;
+  int n = (*ps)->params(&params);
+  strbuf list = {0};
+  for (*param = 0; *param < n; (*param)++) {
+    if (strlen(params[*param].name) == (size_t)(eq - dot - 1) && !strncmp(params[*param].name, dot + 1, (size_t)(eq - dot - 1)))
+      break;
+    sb_printf(&list, "%s%s", *param ? ", " : "", params[*param].name);
+  }
+  if (*param == n) {
+    diag_report(d, DIAG_ERROR, NULL, 0, 0, "--pin: pass %s has no parameter '%.*s' (its parameters: %s)", name,
+                (int)(eq - dot - 1), dot + 1, n ? list.s : "none");
+    sb_free(&list);
+    return 0;
+  }
+  sb_free(&list);
+  char *end;
+  long v = strtol(eq + 1, &end, 10);
+  const pass_param *pp = &params[*param];
+  for (int k = 0; !*end && k < pp->nvalues; k++)
+    if (pp->values[k] == v) {
+      *value = (int)v;
+      return 1;
+    }
+  strbuf vals = {0};
+  for (int k = 0; k < pp->nvalues; k++)
+    sb_printf(&vals, "%s%d", k ? ", " : "", pp->values[k]);
+  diag_report(d, DIAG_ERROR, NULL, 0, 0, "--pin: %s.%s takes one of %s, not '%s'", name, pp->name, vals.s, eq + 1);
+  sb_free(&vals);
+  return 0;
+}
+
 kfuse_status kfuse_check_options(const kfuse_options *o, diag *d) {
   const pass *ps[64];
   if (o->passes && parse_pass_list(o->passes, ps, 64, d) < 0)
     return KFUSE_USAGE_ERROR;
+  for (int i = 0; i < o->npins; i++) {
+    const pass *p;
+    int param, value;
+    if (!parse_pin(o->pins[i], &p, &param, &value, d))
+      return KFUSE_USAGE_ERROR;
+  }
   if (o->print_after && !pass_find(o->print_after)) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "--print-after: unknown pass '%s'", o->print_after);
     return KFUSE_USAGE_ERROR;
@@ -126,8 +180,25 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
    * parameter of every pass */
   const pass_param *params[64];
   int nparams[64], digits = 0, pos[256] = {0}, off[64] = {0}, ntoggle = 0;
+  /* a pinned parameter (--pin) has its one value */
+  pass_param pinned[64][16];
+  int pin_values[64][16];
   for (int p = 0; p < npass; p++) {
     nparams[p] = list[p]->params(&params[p]);
+    for (int i = 0; i < o->npins && nparams[p] <= 16; i++) {
+      const pass *pp;
+      int q, value;
+      if (!parse_pin(o->pins[i], &pp, &q, &value, d))
+        return -1;
+      if (pp != list[p])
+        continue;
+      if (params[p] != pinned[p])
+        memcpy(pinned[p], params[p], sizeof *params[p] * (size_t)nparams[p]);
+      pin_values[p][q] = value;
+      pinned[p][q].values = &pin_values[p][q];
+      pinned[p][q].nvalues = 1;
+      params[p] = pinned[p];
+    }
     digits += nparams[p];
     ntoggle += list[p]->optional != 0;
   }

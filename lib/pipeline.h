@@ -41,6 +41,8 @@ typedef struct kfuse_options {
                              * one model the records hold for the source) */
   const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */
   int no_measure;           /* --no-measure: select from the records only, even with a GPU here */
+  const char **pins;        /* --pin PASS.PARAM=VALUE (repeatable): that parameter has one value */
+  int npins;
   int until_known;          /* kfuse_variants walks past the budget until every known recipe is
                              * made, adding no more new ones (kfuse regress) */
   tu_options tu;

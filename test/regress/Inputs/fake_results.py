@@ -1,0 +1,34 @@
+"""fake_results.py DIR: the runner's device.tsv and results.tsv for the bundle DIR, written
+by hand as an H200 would have (every variant verified, v1 the faster final candidate), so
+that tests can import a baseline into the records without a GPU."""
+import sys
+
+d = sys.argv[1]
+variants, entries, bindings = [], [], {}
+for line in open(d + "/manifest.txt"):
+    w = line.split()
+    if w and w[0] == "variant":
+        variants.append(w[1])
+    elif w and w[0] == "entry":
+        entries.append(w[1])
+        bindings[w[1]] = []
+    elif w and w[0] in ("tune", "check"):
+        bindings[entries[-1]].append((w[0], " ".join(w[1:])))
+with open(d + "/device.tsv", "w") as f:
+    f.write("gpu\tsm_count\tcompute_capability\tdriver_version\tcuda_driver_version\truntime_version"
+            "\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\tmeasured_at\n")
+    f.write("NVIDIA H200\t132\t9.0\t580.159.04\t13.0\t13.0\tCuda compilation tools, release 13.0, V13.0.88"
+            "\t-O3 -arch=sm_90\t62914560\t150109880320\t2026-12-04T12:00:00Z\n")
+with open(d + "/results.tsv", "w") as f:
+    f.write("variant\tentry\tbinding\tstatus\treason\tmedian_ms\tp10_ms\tp90_ms\treps\tspeedup\tci_lo\tci_hi\tmad_ms\tkind\n")
+    for v in variants:
+        for e in entries:
+            for kind, b in bindings[e]:
+                if kind == "check":
+                    f.write(f"{v}\t{e}\t{b}\tok\tverified\t\t\t\t\t\t\t\t\tcheck\n")
+                elif v == "ref":
+                    f.write(f"ref\t{e}\t{b}\tok\tverified\t1\t0.99\t1.01\t50\t\t\t\t0.01\ttune\n")
+                elif v == "v1":
+                    f.write(f"v1\t{e}\t{b}\tfaster\tverified\t0.5\t0.49\t0.51\t50\t2\t1.9\t2.1\t0.001\ttune\n")
+                else:
+                    f.write(f"{v}\t{e}\t{b}\tok\tverified\t0.8\t0.79\t0.81\t50\t1.25\t\t\t0.001\ttune\n")
