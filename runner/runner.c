@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "build.h"
@@ -74,7 +75,19 @@ typedef struct run {
   verdict *v;             /* [variant * nentry + entry] */
   int ref_failed;         /* some entry's reference failed */
   int broken;             /* a worker could not be started: the run stops */
+  msg_counts counts;      /* for the progress line */
+  struct timespec t0;     /* when the run began */
 } run;
+
+/* The progress line (msg.h), from r->counts. */
+static void show_progress(run *r) {
+  struct timespec now;
+  char line[512];
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  r->counts.seconds = (double)(now.tv_sec - r->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - r->t0.tv_nsec);
+  msg_format_counts(&r->counts, line, sizeof line);
+  msg_progress("%s", line);
+}
 
 static verdict *verdict_of(run *r, int variant, int entry) {
   return &r->v[variant * r->b->nentry + entry];
@@ -393,8 +406,9 @@ static void fail_everywhere(run *r, int v, const char *reason) {
 
 /* Leave out the built variants that spill where another of the same passes does not
  * (prune.h); the reference and user variants are never pruned. */
-static void prune_built(run *r, const build_job *jobs, const int *which, int n) {
+static int prune_built(run *r, const build_job *jobs, const int *which, int n) {
   const kb_bundle *b = r->b;
+  int pruned = 0;
   char(*keys)[1024] = calloc((size_t)n + 1, sizeof *keys);
   const char **key = calloc((size_t)n + 1, sizeof *key);
   ptxas_usage *u = calloc((size_t)n + 1, sizeof *u);
@@ -410,7 +424,7 @@ static void prune_built(run *r, const build_job *jobs, const int *which, int n) 
       prune_recipe_key(v->recipe, keys[k], sizeof keys[k]);
       key[k] = keys[k];
     }
-    prune_spills(key, u, built, n, by);
+    pruned = prune_spills(key, u, built, n, by);
     for (int k = 0; k < n; k++) {
       if (by[k] < 0)
         continue;
@@ -425,6 +439,7 @@ static void prune_built(run *r, const build_job *jobs, const int *which, int n) 
   free(u);
   free(built);
   free(by);
+  return pruned;
 }
 
 static void build_all(run *r) {
@@ -455,7 +470,13 @@ static void build_all(run *r) {
     }
   }
   if (r->o->prune)
-    prune_built(r, jobs, which, n);
+    r->counts.pruned = prune_built(r, jobs, which, n);
+  for (int k = 0; k < n; k++)
+    if (which[k] != 0) {
+      r->counts.variants++;
+      r->counts.built += jobs[k].ok;
+    }
+  show_progress(r);
   free(jobs);
   free(which);
 }
@@ -509,6 +530,26 @@ static void verify_entry(run *r, int entry) {
     msg_verbose("%s on %s: %s", b->variants[v].name, e->name,
                 d->status == RESULT_FAILED ? d->reason : "verified");
     outcome_free(&o, e->nbinding);
+    if (v > 0) {
+      r->counts.entry = e->name;
+      if (d->status == RESULT_FAILED) {
+        r->counts.failed++;
+      } else {
+        r->counts.verified++;
+        double sum = 0;
+        int n = 0;
+        for (int g = 0; g < e->nbinding; g++) {
+          double sp = median_of(ref, g) / median_of(d, g);
+          if (e->bindings[g].is_tune && isfinite(sp) && sp > 0) {
+            sum += log(sp);
+            n++;
+          }
+        }
+        if (n > 0 && (isnan(r->counts.best) || exp(sum / n) > r->counts.best))
+          r->counts.best = exp(sum / n);
+      }
+      show_progress(r);
+    }
   }
   if (ref->status == RESULT_FAILED)
     r->ref_failed = 1;
@@ -668,6 +709,8 @@ static void choose_final(run *r, int entry) {
       continue; /* it failed: the next one */
     if (!r->o->time)
       continue; /* nothing to time: sanitize them all */
+    msg_progress("%s: re-timing %s against the reference, interleaved", b->entries[entry].name,
+                 b->variants[order[i].variant].name);
     if (verdict_of(r, 0, entry)->status == RESULT_FAILED ||
         compare(r, order[i].variant, entry) == 0)
       break;
@@ -801,6 +844,8 @@ enum runner_status runner_run(const runner_options *o) {
 
   memset(&r, 0, sizeof r);
   r.o = o;
+  r.counts.best = NAN;
+  clock_gettime(CLOCK_MONOTONIC, &r.t0);
   msg_verbosity = o->verbose;
   proc_install_signal_handlers();
   build_find_tools(&r.tools);
@@ -828,6 +873,7 @@ enum runner_status runner_run(const runner_options *o) {
     verify_entry(&r, i);
     choose_final(&r, i);
   }
+  msg_progress_end();
   if (r.broken)
     return RUNNER_NO_DEVICE;
   if ((st = write_results(&r)) != RUNNER_OK)

@@ -21,6 +21,7 @@
 #include "elem.h"
 #include "kfuse_bundle.h"
 #include "manifest.h"
+#include "msg.h"
 #include "proc.h"
 #include "prune.h"
 #include "results.h"
@@ -716,6 +717,18 @@ static const char ptxas_log[] =
     "ptxas info    : Used 32 registers, used 1 barriers, 2048 bytes smem, 4896 bytes cumulative "
     "stack size\n";
 
+static void test_progress(void) {
+  char line[256];
+  msg_counts c = {"softmax", 14, 12, 1, 7, 2, 3.2149, 41.6};
+  msg_format_counts(&c, line, sizeof line);
+  CHECK(strcmp(line, "softmax: 12 of 14 built (1 pruned), 7 verified, 2 failed, best 3.21x, 42 s") == 0);
+  msg_counts none = {NULL, 2, 2, 0, 0, 0, NAN, 0.2};
+  msg_format_counts(&none, line, sizeof line);
+  CHECK(strcmp(line, "2 of 2 built, 0 verified, 0 failed, 0 s") == 0);
+  msg_format_counts(&c, line, 12); /* cut short, still terminated */
+  CHECK(strlen(line) == 11);
+}
+
 static void test_prune(void) {
   ptxas_usage u[4];
   char key[256], reason[1024];
@@ -821,6 +834,7 @@ int main(int argc, char **argv) {
   test_proc();
   test_build();
   test_prune();
+  test_progress();
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
