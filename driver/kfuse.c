@@ -134,21 +134,40 @@ static int explain_command(int argc, char **argv) {
 
 /* kfuse learn [--records DB] [--rounds N] -o MODEL: trains the ranker on the records. */
 static int learn_command(int argc, char **argv) {
-  static const char use[] = "usage: kfuse learn [--records DB] [--rounds N] -o MODEL.json";
-  const char *records = NULL, *model = NULL;
-  int rounds = 50;
+  static const char use[] = "usage: kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"
+                            "       kfuse learn --evaluate [--records DB] [--rounds N] [--min-variants K] [--curves FILE.csv]";
+  const char *records = NULL, *model = NULL, *curves = NULL;
+  int rounds = 50, evaluate = 0, min_variants = 4;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       printf("%s\n\nTrains the ranker (XGBoost, rank:pairwise) on the tune measurements of the records\n"
              "(default $KFUSE_RECORDS, else ~/.cache/kfuse/records.db): one group per source, entry,\n"
              "GPU model and binding, the log of each variant's speedup its label. `kfuse --ranker\n"
-             "MODEL.json` then measures the variants it scores highest first.\n", use);
+             "MODEL.json` then measures the variants it scores highest first.\n"
+             "\n"
+             "--evaluate holds each level of the corpus (level1, level2, level3, launch; from the\n"
+             "sources' paths) out of the training in turn and, for every group of K or more timed\n"
+             "variants (--min-variants, default 4), counts the measurements needed to reach 95%% of\n"
+             "the group's best: in the rule order, in random order (expected) and in the held-out\n"
+             "ranker's order. --curves writes the mean search curves (the fraction of the best found\n"
+             "after each measurement) as CSV.\n", use);
       return 0;
     }
-    if ((!strcmp(a, "--records") || !strcmp(a, "-o") || !strcmp(a, "--rounds")) && i + 1 >= argc)
+    if ((!strcmp(a, "--records") || !strcmp(a, "-o") || !strcmp(a, "--rounds") || !strcmp(a, "--curves") ||
+         !strcmp(a, "--min-variants")) && i + 1 >= argc)
       return usage_error("%s needs an argument", a);
-    if (!strcmp(a, "--records")) {
+    if (!strcmp(a, "--evaluate")) {
+      evaluate = 1;
+    } else if (!strcmp(a, "--curves")) {
+      curves = argv[++i];
+    } else if (!strcmp(a, "--min-variants")) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (!*argv[i] || *end || v < 2 || v > 10000)
+        return usage_error("--min-variants needs a count from 2 to 10000, not '%s'", argv[i]);
+      min_variants = (int)v;
+    } else if (!strcmp(a, "--records")) {
       records = argv[++i];
     } else if (!strcmp(a, "-o")) {
       model = argv[++i];
@@ -162,8 +181,14 @@ static int learn_command(int argc, char **argv) {
       return usage_error("%s", use);
     }
   }
-  if (!model)
+  if (evaluate ? model != NULL : (model == NULL || curves != NULL))
     return usage_error("%s", use);
+  if (evaluate) {
+    diag *d = diag_new(stderr);
+    kfuse_status st = kfuse_learn_evaluate(records, rounds, min_variants, curves, d);
+    diag_free(d);
+    return (int)st;
+  }
   diag *d = diag_new(stderr);
   kfuse_status st = kfuse_learn(records, model, rounds, d);
   diag_free(d);

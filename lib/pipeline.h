@@ -99,6 +99,9 @@ kfuse_status kfuse_records_export(const char *db, const char *output, diag *d);
 kfuse_status kfuse_records_import(const char *into, const char *const *files, int nfiles, diag *d);
 /* kfuse learn --records DB -o MODEL: trains the ranker on the records. */
 kfuse_status kfuse_learn(const char *records, const char *model, int rounds, diag *d);
+/* kfuse learn --evaluate: the ranker held out level by level against the rule order and
+ * random order (ranker_evaluate), the table on stdout, the curves as CSV in curves. */
+kfuse_status kfuse_learn_evaluate(const char *records, int rounds, int min_variants, const char *curves, diag *d);
 /* Prints the records. */
 kfuse_status kfuse_show_records(const char *records, diag *d);
 /* Writes n bytes to path atomically: a temporary file in the same directory, flushed,

@@ -17,6 +17,7 @@
 #include <xgboost/c_api.h>
 
 #include "../passes/pass.h"
+#include "pipeline.h"
 
 struct ranker {
   BoosterHandle booster;
@@ -128,6 +129,28 @@ static char *joined_names(void) {
   return s;
 }
 
+/* Trains a booster on m feature rows x with their labels, in g groups of the given sizes
+ * (rank:pairwise, deterministic). *dm and *b are the caller's to free, also on failure.
+ * Returns 0 after reporting (where: the records' path). */
+static int train(const float *x, const float *label, int m, const unsigned *group, int g, int rounds,
+                 const char *where, DMatrixHandle *dm, BoosterHandle *b, diag *d) {
+  int nf = ranker_nfeatures();
+  if (XGDMatrixCreateFromMat(x, (bst_ulong)m, (bst_ulong)nf, NAN, dm) ||
+      XGDMatrixSetFloatInfo(*dm, "label", label, (bst_ulong)m) ||
+      XGDMatrixSetUIntInfo(*dm, "group", group, (bst_ulong)g) || XGBoosterCreate(dm, 1, b))
+    return xgb_fail(d, where, "XGBoost");
+  static const char *const params[][2] = {
+      {"objective", "rank:pairwise"}, {"max_depth", "4"}, {"eta", "0.3"}, {"nthread", "1"},
+      {"seed", "0"},                  {"verbosity", "0"}, {"tree_method", "exact"}};
+  for (size_t i = 0; i < sizeof params / sizeof *params; i++)
+    if (XGBoosterSetParam(*b, params[i][0], params[i][1]))
+      return xgb_fail(d, where, "XGBoost");
+  for (int it = 0; it < rounds; it++)
+    if (XGBoosterUpdateOneIter(*b, it, *dm))
+      return xgb_fail(d, where, "XGBoost training");
+  return 1;
+}
+
 int ranker_learn(const char *db_path, const char *model_path, int rounds, int *ngroups, int *nrows, diag *d) {
   *ngroups = *nrows = 0;
   rec_db *db = rec_open(db_path, d);
@@ -176,19 +199,8 @@ int ranker_learn(const char *db_path, const char *model_path, int rounds, int *n
   }
   DMatrixHandle dm = NULL;
   BoosterHandle b = NULL;
-  if (ok && (XGDMatrixCreateFromMat(x, (bst_ulong)m, (bst_ulong)nf, NAN, &dm) ||
-             XGDMatrixSetFloatInfo(dm, "label", label, (bst_ulong)m) ||
-             XGDMatrixSetUIntInfo(dm, "group", group, (bst_ulong)g) || XGBoosterCreate(&dm, 1, &b)))
-    ok = xgb_fail(d, db_path, "XGBoost");
-  static const char *const params[][2] = {
-      {"objective", "rank:pairwise"}, {"max_depth", "4"}, {"eta", "0.3"}, {"nthread", "1"},
-      {"seed", "0"},                  {"verbosity", "0"}, {"tree_method", "exact"}};
-  for (size_t i = 0; ok && i < sizeof params / sizeof *params; i++)
-    if (XGBoosterSetParam(b, params[i][0], params[i][1]))
-      ok = xgb_fail(d, db_path, "XGBoost");
-  for (int it = 0; ok && it < rounds; it++)
-    if (XGBoosterUpdateOneIter(b, it, dm))
-      ok = xgb_fail(d, db_path, "XGBoost training");
+  if (ok)
+    ok = train(x, label, m, group, g, rounds, db_path, &dm, &b, d);
   char *feat = ok ? joined_names() : NULL;
   if (ok && (XGBoosterSetAttr(b, "kfuse_features", feat) || XGBoosterSaveModel(b, model_path)))
     ok = xgb_fail(d, model_path, "cannot save the model");
@@ -257,5 +269,315 @@ int ranker_score(ranker *r, const char *const *recipes, int n, const char *bindi
   if (dm)
     XGDMatrixFree(dm);
   free(x);
+  return ok;
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+/* One measured variant of a group, for the evaluation. */
+typedef struct eval_item {
+  const char *recipe;
+  double speedup;        /* 0 for a variant that failed verification */
+  const char *when;      /* its run's measured_at */
+  long number;           /* its number in its run's bundle (v12: 12) */
+  float score;           /* the held-out ranker's */
+} eval_item;
+
+/* One source, entry, GPU model and tune binding. */
+typedef struct eval_group {
+  const char *level, *source, *entry, *binding;
+  eval_item *items;
+  int n;
+  double best;
+  double rule, random, ranked; /* measurements to reach 95% of the best (random: expected) */
+} eval_group;
+
+/* "level1", "level2", "level3" or "launch" from a source's path in the corpus, else "other". */
+static const char *level_of(const char *source_name) {
+  static const char *const levels[] = {"level1", "level2", "level3", "launch"};
+  for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+    const char *p = source_name ? strstr(source_name, levels[i]) : NULL;
+    if (p && p[strlen(levels[i])] == '/')
+      return levels[i];
+  }
+  return "other";
+}
+
+static long variant_number(const char *name) {
+  while (name && *name && (*name < '0' || *name > '9'))
+    name++;
+  return name && *name ? strtol(name, NULL, 10) : 0;
+}
+
+static int by_rule_order(const void *pa, const void *pb) {
+  const eval_item *a = pa, *b = pb;
+  int c = strcmp(a->when, b->when);
+  return c ? c : (a->number > b->number) - (a->number < b->number);
+}
+
+/* Measurements until one reaches target, in the order idx (or the items' own). */
+static double count_until(const eval_item *it, int n, const int *idx, double target) {
+  for (int i = 0; i < n; i++)
+    if (it[idx ? idx[i] : i].speedup >= target)
+      return i + 1;
+  return n;
+}
+
+/* log C(n, k) */
+static double log_choose(int n, int k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0); }
+
+/* The expected best of the first m of a random order of the n speedups sorted high first. */
+static double random_best(const double *sorted, int n, int m) {
+  if (m >= n)
+    return sorted[0];
+  double e = 0;
+  for (int j = 1; j <= n - m + 1; j++) /* the best of the m is the j-th highest */
+    e += sorted[j - 1] * exp(log_choose(n - j, m - 1) - log_choose(n, m));
+  return e;
+}
+
+static int by_desc(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a < b) - (a > b);
+}
+
+/* The groups of rows (rec_tune_rows' order); every group with two or more items, in a's
+ * memory (xmalloc'd arrays, freed by the caller). */
+static int eval_groups(const rec_row *rows, int n, eval_group **out) {
+  int ng = 0;
+  *out = xmalloc(sizeof **out * (size_t)(n + 1));
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j < n && !strcmp(rows[j].source_hash, rows[i].source_hash) && !strcmp(rows[j].entry, rows[i].entry) &&
+           !strcmp(rows[j].gpu, rows[i].gpu) && !strcmp(rows[j].binding, rows[i].binding))
+      j++;
+    eval_group *g = &(*out)[ng];
+    memset(g, 0, sizeof *g);
+    g->items = xmalloc(sizeof *g->items * (size_t)(j - i));
+    for (int k = i; k < j; k++) {
+      const rec_row *r = &rows[k];
+      int failed = !strcmp(r->status, "failed");
+      if ((!failed && !(r->speedup > 0)) || (failed && r->reason && !strncmp(r->reason, "pruned: ", 8)))
+        continue;
+      /* one item a recipe: its latest measurement (rows of one recipe are adjacent) */
+      eval_item *last = g->n ? &g->items[g->n - 1] : NULL;
+      if (last && !strcmp(last->recipe, r->recipe)) {
+        if (strcmp(r->measured_at, last->when) <= 0)
+          continue;
+      } else {
+        last = &g->items[g->n++];
+      }
+      *last = (eval_item){r->recipe, failed ? 0 : r->speedup, r->measured_at, variant_number(r->variant), 0};
+      g->level = level_of(r->source_name);
+      g->source = r->source_name;
+    }
+    g->entry = rows[i].entry;
+    g->binding = rows[i].binding;
+    if (g->n >= 2)
+      ng++;
+    else
+      free(g->items);
+    i = j;
+  }
+  return ng;
+}
+
+int ranker_evaluate(const char *db_path, int rounds, int min_variants, const char *curves, FILE *out, diag *d) {
+  rec_db *db = rec_open(db_path, d);
+  if (!db)
+    return 0;
+  rec_row *rows = NULL;
+  int n = rec_tune_rows(db, &rows, d), ok = n >= 0;
+  eval_group *gs = NULL;
+  int ng = ok ? eval_groups(rows, n, &gs) : 0, nf = ranker_nfeatures(), neval = 0, longest = 0;
+  for (int i = 0; i < ng; i++) {
+    eval_group *g = &gs[i];
+    qsort(g->items, (size_t)g->n, sizeof *g->items, by_rule_order);
+    g->best = 0;
+    for (int k = 0; k < g->n; k++)
+      g->best = g->items[k].speedup > g->best ? g->items[k].speedup : g->best;
+    neval += g->n >= min_variants && g->best > 0;
+    longest = g->n > longest ? g->n : longest;
+  }
+  if (ok && neval == 0) {
+    diag_report(d, DIAG_ERROR, db_path, 0, 0, "no group of %d or more timed variants of one entry and binding "
+                "in the records: nothing to evaluate (gather more with a larger --budget on a GPU)", min_variants);
+    ok = 0;
+  }
+  if (ok)
+    fprintf(out, "kfuse learn --evaluate: %s: %d group%s of %d or more variants (source, entry, GPU, binding); "
+                 "measurements to reach 95%% of the best, each level held out of the ranker's training\n",
+            db_path, neval, neval == 1 ? "" : "s", min_variants);
+
+  /* per level held out: train on the others, score its groups */
+  const char *const levels[] = {"level1", "level2", "level3", "launch", "other"};
+  for (size_t l = 0; ok && l < sizeof levels / sizeof *levels; l++) {
+    int held = 0, m = 0, g = 0;
+    for (int i = 0; i < ng; i++) {
+      held += !strcmp(gs[i].level, levels[l]) && gs[i].n >= min_variants && gs[i].best > 0;
+      if (strcmp(gs[i].level, levels[l]) != 0)
+        m += gs[i].n, g++;
+    }
+    if (!held)
+      continue;
+    float *x = xmalloc(sizeof *x * (size_t)(m + 1) * (size_t)nf), *label = xmalloc(sizeof *label * (size_t)(m + 1));
+    unsigned *sizes = xmalloc(sizeof *sizes * (size_t)(g + 1));
+    m = g = 0;
+    for (int i = 0; i < ng; i++) {
+      if (!strcmp(gs[i].level, levels[l]))
+        continue;
+      double lowest = 0;
+      for (int k = 0; k < gs[i].n; k++)
+        if (gs[i].items[k].speedup > 0 && log(gs[i].items[k].speedup) < lowest)
+          lowest = log(gs[i].items[k].speedup);
+      for (int k = 0; k < gs[i].n; k++) {
+        ranker_features(gs[i].items[k].recipe, gs[i].binding, &x[(size_t)m * (size_t)nf]);
+        label[m++] = gs[i].items[k].speedup > 0 ? (float)log(gs[i].items[k].speedup) : (float)(lowest - 1);
+      }
+      sizes[g++] = (unsigned)gs[i].n;
+    }
+    DMatrixHandle dm = NULL;
+    BoosterHandle b = NULL;
+    int trained = g > 0 && train(x, label, m, sizes, g, rounds, db_path, &dm, &b, d);
+    if (g > 0 && !trained)
+      ok = 0;
+    ranker r = {b};
+    for (int i = 0; ok && i < ng; i++) {
+      eval_group *e = &gs[i];
+      if (strcmp(e->level, levels[l]) != 0 || e->n < min_variants || !(e->best > 0))
+        continue;
+      double target = 0.95 * e->best;
+      int good = 0;
+      for (int k = 0; k < e->n; k++)
+        good += e->items[k].speedup >= target;
+      e->rule = count_until(e->items, e->n, NULL, target);
+      e->random = (e->n + 1.0) / (good + 1.0);
+      e->ranked = NAN;
+      if (trained) {
+        const char **recipes = xmalloc(sizeof *recipes * (size_t)e->n);
+        float *score = xmalloc(sizeof *score * (size_t)e->n);
+        for (int k = 0; k < e->n; k++)
+          recipes[k] = e->items[k].recipe;
+        ok = ranker_score(&r, recipes, e->n, e->binding, score, d);
+        for (int k = 0; ok && k < e->n; k++)
+          e->items[k].score = score[k];
+        free(recipes);
+        free(score);
+        int *idx = xmalloc(sizeof *idx * (size_t)e->n);
+        for (int k = 0; k < e->n; k++)
+          idx[k] = k;
+        for (int k = 1; k < e->n; k++) /* by score, high first; ties keep the rule order */
+          for (int j = k; j > 0 && e->items[idx[j]].score > e->items[idx[j - 1]].score; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+          }
+        e->ranked = count_until(e->items, e->n, idx, target);
+        free(idx);
+      }
+    }
+    if (b)
+      XGBoosterFree(b);
+    if (dm)
+      XGDMatrixFree(dm);
+    free(x);
+    free(label);
+    free(sizes);
+  }
+
+  /* the table: each group, then the means of each level and of all */
+  double all[3] = {0};
+  int nall = 0, nall_ranked = 0;
+  if (ok)
+    fprintf(out, "%-7s %-50s %8s %8s %6s %7s %7s\n", "level", "source entry binding", "variants", "best", "rule",
+            "random", "ranker");
+  for (size_t l = 0; ok && l < sizeof levels / sizeof *levels; l++) {
+    double mean[3] = {0};
+    int lc = 0, lr = 0;
+    for (int i = 0; i < ng; i++) {
+      const eval_group *e = &gs[i];
+      if (strcmp(e->level, levels[l]) != 0 || e->n < min_variants || !(e->best > 0))
+        continue;
+      const char *base = e->source && strrchr(e->source, '/') ? strrchr(e->source, '/') + 1 : e->source;
+      char what[512], ranked[32] = "-";
+      snprintf(what, sizeof what, "%s %s %s", base ? base : "?", e->entry, e->binding);
+      if (!isnan(e->ranked))
+        snprintf(ranked, sizeof ranked, "%.0f", e->ranked);
+      fprintf(out, "%-7s %-50.50s %8d %7.3gx %6.0f %7.2f %7s\n", e->level, what, e->n, e->best, e->rule, e->random,
+              ranked);
+      lc++;
+      mean[0] += e->rule;
+      mean[1] += e->random;
+      if (!isnan(e->ranked)) {
+        mean[2] += e->ranked;
+        lr++;
+      }
+    }
+    if (!lc)
+      continue;
+    all[0] += mean[0], all[1] += mean[1], all[2] += mean[2];
+    nall += lc, nall_ranked += lr;
+    fprintf(out, "%-7s mean over %d: rule %.2f, random %.2f, ranker %s", levels[l], lc, mean[0] / lc, mean[1] / lc,
+            lr == lc ? "" : "-");
+    if (lr == lc)
+      fprintf(out, "%.2f (%.2f of random's)", mean[2] / lc, mean[2] / mean[1]);
+    fputc('\n', out);
+  }
+  if (ok) {
+    fprintf(out, "all     mean over %d: rule %.2f, random %.2f, ranker ", nall, all[0] / nall, all[1] / nall);
+    if (nall_ranked == nall)
+      fprintf(out, "%.2f (%.2f of random's)\n", all[2] / nall, all[2] / all[1]);
+    else
+      fprintf(out, "- (%d group%s had no other level to learn from)\n", nall - nall_ranked,
+              nall - nall_ranked == 1 ? "" : "s");
+  }
+
+  /* the search curves: the mean fraction of the best found after m measurements */
+  if (ok && curves) {
+    strbuf csv = {0};
+    sb_puts(&csv, "measurements,rule,random,ranker\n");
+    for (int m = 1; m <= longest; m++) {
+      double f[3] = {0};
+      int c = 0, cr = 0;
+      for (int i = 0; i < ng; i++) {
+        const eval_group *e = &gs[i];
+        if (e->n < min_variants || !(e->best > 0))
+          continue;
+        double *sorted = xmalloc(sizeof *sorted * (size_t)e->n), rule = 0, ranked = 0;
+        for (int k = 0; k < e->n; k++) {
+          sorted[k] = e->items[k].speedup;
+          if (k < m)
+            rule = e->items[k].speedup > rule ? e->items[k].speedup : rule;
+        }
+        /* the ranker's first m: the m highest scores (ties: the rule order) */
+        for (int k = 0; k < e->n && !isnan(e->ranked); k++) {
+          int above = 0;
+          for (int j = 0; j < e->n; j++)
+            above += e->items[j].score > e->items[k].score || (e->items[j].score == e->items[k].score && j < k);
+          if (above < m && e->items[k].speedup > ranked)
+            ranked = e->items[k].speedup;
+        }
+        qsort(sorted, (size_t)e->n, sizeof *sorted, by_desc);
+        f[0] += rule / e->best;
+        f[1] += random_best(sorted, e->n, m) / e->best;
+        if (!isnan(e->ranked)) {
+          f[2] += ranked / e->best;
+          cr++;
+        }
+        c++;
+        free(sorted);
+      }
+      sb_printf(&csv, "%d,%.4f,%.4f,", m, f[0] / c, f[1] / c);
+      if (cr == c)
+        sb_printf(&csv, "%.4f", f[2] / c);
+      sb_putc(&csv, '\n');
+    }
+    ok = kfuse_write_file(curves, csv.s, csv.len, d);
+    sb_free(&csv);
+  }
+  for (int i = 0; i < ng; i++)
+    free(gs[i].items);
+  free(gs);
+  rec_close(db);
   return ok;
 }

@@ -32,4 +32,12 @@ void ranker_free(ranker *r);
  * reporting. */
 int ranker_score(ranker *r, const char *const *recipes, int n, const char *binding, float *score, diag *d);
 
+/* Evaluates the ranker on the records at db_path, each level of the corpus held out of its
+ * training in turn (docs/ranker.md): for every group of min_variants or more timed variants
+ * (one source, entry, GPU and binding), the measurements needed to reach 95% of the group's
+ * best in the rule order, in random order (expected) and in the held-out ranker's order.
+ * Writes the table to out and, with curves, the mean search curves as CSV there. Returns 0
+ * after reporting. */
+int ranker_evaluate(const char *db_path, int rounds, int min_variants, const char *curves, FILE *out, diag *d);
+
 #endif

@@ -1238,7 +1238,8 @@ static double col_num(sqlite3_stmt *st, int i) {
 /* The columns read_rows reads, in its order. */
 #define ROW_COLUMNS                                                                             \
   "m.recipe, m.binding, m.kind, m.status, m.reason, r.measured_at, m.median_ms, m.speedup,"  \
-  " m.ci_lo, m.ci_hi, m.source_hash, m.entry, m.gpu FROM measurement m JOIN run r ON r.id = m.run_id"
+  " m.ci_lo, m.ci_hi, m.source_hash, m.entry, m.gpu, r.source_name, m.variant"             \
+  " FROM measurement m JOIN run r ON r.id = m.run_id"
 
 /* Steps st (selecting ROW_COLUMNS) into *rows, in db's strings; finalizes it. Returns the
  * count, or -1 after a database error. */
@@ -1260,6 +1261,8 @@ static int read_rows(rec_db *db, sqlite3_stmt *st, rec_row **rows, diag *d) {
     r->source_hash = col_text(s, st, 10);
     r->entry = col_text(s, st, 11);
     r->gpu = col_text(s, st, 12);
+    r->source_name = col_text(s, st, 13);
+    r->variant = col_text(s, st, 14);
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {

@@ -111,6 +111,8 @@ typedef struct rec_row {
   const char *recipe, *binding, *kind, *status, *reason, *measured_at;
   double median_ms, speedup, ci_lo, ci_hi;
   const char *source_hash, *entry, *gpu;
+  const char *source_name;  /* the source as its run's bundle named it */
+  const char *variant;      /* the variant's name in its run's bundle (v1, v2, ...: the rules' order) */
 } rec_row;
 
 /* Every tune measurement of a variant (not the reference's) in the records, ordered by

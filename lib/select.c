@@ -323,6 +323,15 @@ kfuse_status kfuse_learn(const char *records, const char *model, int rounds, dia
   return KFUSE_OK;
 }
 
+kfuse_status kfuse_learn_evaluate(const char *records, int rounds, int min_variants, const char *curves, diag *d) {
+  const char *path = records ? records : kfuse_default_records();
+  if (access(path, R_OK) != 0) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "cannot read records database: %s", strerror(errno));
+    return KFUSE_INPUT_ERROR;
+  }
+  return ranker_evaluate(path, rounds, min_variants, curves, stdout, d) ? KFUSE_OK : KFUSE_INPUT_ERROR;
+}
+
 kfuse_status kfuse_records_export(const char *db, const char *output, diag *d) {
   char *text = NULL;
   size_t n = 0;

@@ -1,11 +1,14 @@
 """Writes exported kfuse records (JSON lines, docs/records.md) of a made-up GPU on which
 every variant with cuda-graph is twice as fast and every variant with ilp=2 a fifth slower:
 eight sources, each with every combination of fuse-pointwise's parameters, with and without
-the graph. The ranker should learn to put the graph first and ilp=2 last."""
+the graph. The ranker should learn to put the graph first and ilp=2 last. With --levels, the
+sources are named as corpus programs of three levels (three, three and two sources), for
+kfuse learn --evaluate."""
 import json
 import sys
 
 out = open(sys.argv[1], "w")
+levels = "--levels" in sys.argv[2:]
 out.write(json.dumps({"kfuse_records": 1, "schema": 1}, separators=(",", ":")) + "\n")
 for s in range(8):
     source = "%064x" % (s + 1)
@@ -25,7 +28,7 @@ for s in range(8):
                                  "median_ms": 1.0 / speedup, "p10_ms": None, "p90_ms": None, "mad_ms": None,
                                  "reps": 50, "speedup": speedup, "ci_lo": None, "ci_hi": None})
     run = {"digest": "%064x" % (100 + s), "measured_at": "2026-12-04T00:00:%02dZ" % s,
-           "imported_at": "2026-12-04T00:00:00Z", "bundle": "/nowhere", "source_name": "s%d.cu" % s,
+           "imported_at": "2026-12-04T00:00:00Z", "bundle": "/nowhere", "source_name": ("benchmarks/corpus/level%d/s%d.cu" % (1 + s // 3, s) if levels else "s%d.cu" % s),
            "source_hash": source, "libs": "", "gpu": "Made-up GPU", "sm_count": 100,
            "compute_capability": "9.0", "driver_version": "1", "cuda_driver_version": "1",
            "runtime_version": "1", "nvcc_version": "1", "nvcc_flags": "", "l2_bytes": None,
