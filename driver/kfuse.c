@@ -17,29 +17,32 @@
 #include "../passes/pass.h"
 
 static const char usage[] =
-    "usage: kfuse [options] INPUT.cu -o OUTPUT.cu\n"
-    "       kfuse --bundle DIR INPUT.cu [--variant FILE]...\n"
-    "       kfuse check [--deterministic] [--records DB] [-v] REF.cu CANDIDATE.cu\n"
-    "       kfuse --import DIR [--records DB]     kfuse --show-records [--records DB]\n"
-    "       kfuse explain OUTPUT.cu|LEDGER.json\n"
-    "       kfuse records merge INTO.db FROM.db...\n"
-    "       kfuse records export DB -o FILE   kfuse records import INTO.db FILE...\n"
-    "       kfuse learn [--records DB] [--rounds N] -o MODEL.json\n"    "       kfuse-launch COMPILER ARGS... (or kfuse launch ...): the compiler launcher\n"    "       kfuse regress [--corpus DIR] [--records DB] [--junit FILE] [--fail-on-change]\n"
+    "usage: kfuse [opt] [options] INPUT.cu -o OUTPUT.cu\n"
+    "       kfuse COMMAND [options] ...    (kfuse COMMAND --help says more)\n"
     "\n"
     "Reads reference CUDA written to the kfuse input contract and writes CUDA that\n"
-    "computes the same thing (faster, once passes apply).\n"
+    "computes the same thing faster: a variant verified correct and measured faster on the\n"
+    "GPU (here, or in the tuning records), else the input itself.\n"
     "\n"
-    "options:\n"
+    "commands:\n"
+    "  opt       optimize INPUT.cu into OUTPUT.cu (the default: kfuse in.cu -o out.cu)\n"
+    "  bundle    write a bundle for kfuse-runner: kfuse bundle INPUT.cu -o DIR\n"
+    "  import    put kfuse-runner's results into the records: kfuse import DIR\n"
+    "  check     verify and time a candidate against a reference on the GPU here\n"
+    "  records   show, merge, export and import tuning records\n"
+    "  explain   print the decisions an output (or a ledger) carries\n"
+    "  learn     train the ranker on the records, or --evaluate it\n"
+    "  regress   which programs a change to the passes touched, against the records\n"
+    "  launch    the compiler launcher (also installed as kfuse-launch)\n"
+    "\n"
+    "options of opt:\n"
     "  -o FILE             write the output to FILE ('-' for standard output); required\n"
-    "  --bundle DIR        write a bundle for kfuse-runner into DIR instead (no -o)\n"
     "  --variant FILE      a candidate implementation of the same entries to verify and\n"
-    "                      time against the input (repeatable): bundled with --bundle,\n"
-    "                      measured at once when a GPU is here\n"
+    "                      time against the input (repeatable): measured at once when a\n"
+    "                      GPU is here\n"
     "  --records DB        the tuning records (default $KFUSE_RECORDS, else\n"
     "                      ~/.cache/kfuse/records.db)\n"
     "  --target-gpu NAME   select for this GPU model when no GPU is here ('NVIDIA H200')\n"
-    "  --import DIR        import a bundle's results (from kfuse-runner) into the records\n"
-    "  --show-records      print the records\n"
     "  --ledger FILE       also write the decision ledger (JSON: each pass's sites and\n"
     "                      refusals, each variant's verdict) to FILE; an output that\n"
     "                      applies a variant carries it at its end\n"
@@ -60,9 +63,8 @@ static const char usage[] =
     "                      kfuse-launch and kfuse_optimize() never tune)\n"
     "  --ranker MODEL      spend the budget on the new variants the learned ranker\n"
     "                      scores highest (default $KFUSE_RANKER; kfuse learn trains it)\n"
-    "  --max-variants=N    the old spelling of --budget=N\n"
     "  --print-after=PASS  print the program after PASS to standard error\n"
-    "  --list-passes       list the passes and exit\n"
+    "  --list-passes       list the passes and their parameters, and exit\n"
     "  -R, --remarks       print remarks (opaque kernels, missed optimizations)\n"
     "  -I DIR, -D NAME[=V] passed to the parser, as to nvcc\n"
     "  --cuda-path=DIR     the CUDA toolkit (default /usr/local/cuda)\n"
@@ -70,7 +72,27 @@ static const char usage[] =
     "  --version           print the version\n"
     "  -h, --help          print this help\n"
     "\n"
+    "old spellings, kept for one release: --bundle DIR (kfuse bundle), --import DIR (kfuse\n"
+    "import), --show-records (kfuse records show), --max-variants=N (--budget=N)\n"
+    "\n"
     "exit status: 0 success, 1 errors in the input, 2 usage error, 3 output not written\n";
+
+static const char bundle_usage[] =
+    "usage: kfuse bundle INPUT.cu -o DIR [--variant FILE]... [--records DB] [--budget=N]\n"
+    "                    [--passes=A,B] [--pin PASS.PARAM=V] [--ranker MODEL] [-I DIR] [-D NAME]\n"
+    "\n"
+    "Writes a bundle for kfuse-runner into DIR (docs/bundle-format.md): the reference, the\n"
+    "variants the passes make (at most --budget new ones) and the --variant files, with\n"
+    "their call shims and the manifest. With --records, the variants the records hold are\n"
+    "left out (the search goes on where they stop; --remeasure takes them all). Run\n"
+    "`kfuse-runner DIR` on a GPU host, then `kfuse import DIR`.\n";
+
+static const char import_usage[] =
+    "usage: kfuse import DIR [--records DB]\n"
+    "\n"
+    "Puts the results kfuse-runner wrote into the bundle DIR (results.tsv, device.tsv) into\n"
+    "the tuning records (default $KFUSE_RECORDS, else ~/.cache/kfuse/records.db), with the\n"
+    "variants' sources. Importing the same results again changes nothing.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fputs("kfuse: error: ", stderr);
@@ -90,7 +112,14 @@ static int check_command(const kfuse_options *base, int argc, char **argv) {
   int nfiles = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--deterministic")) {
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      printf("%s\n\n"
+             "Verifies CANDIDATE.cu (hand- or LLM-written, the same entries) against REF.cu's\n"
+             "annotations on the GPU here, as kfuse-runner verifies every variant, and prints the\n"
+             "evidence and the measured speedup. --deterministic also demands bit-identical reruns;\n"
+             "with --records the results go into the tuning records.\n", use);
+      return 0;
+    } else if (!strcmp(a, "--deterministic")) {
       o.deterministic = 1;
     } else if (!strcmp(a, "--records")) {
       if (++i >= argc)
@@ -253,9 +282,12 @@ static int regress_command(int argc, char **argv, const char **extra, const char
 
 /* kfuse records merge|export|import: records from other machines, and as text. */
 static int records_command(int argc, char **argv) {
-  static const char use[] = "usage: kfuse records merge INTO.db FROM.db... | export DB -o FILE | import INTO.db FILE...";
+  static const char use[] = "usage: kfuse records show [--records DB] | merge INTO.db FROM.db... | export DB -o FILE | "
+                            "import INTO.db FILE...";
   if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
     printf("%s\n\n"
+           "show    prints every run of the records (--records, default $KFUSE_RECORDS) and its\n"
+           "        measurements, oldest first.\n"
            "merge   merges the tuning records of each FROM.db (measured on another machine, say a\n"
            "        GPU host) into INTO.db, created when missing: runs INTO.db has are skipped, and\n"
            "        of two measurements of one key the one measured later stays. FROM.db is only read.\n"
@@ -287,10 +319,63 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
   o.argv0 = argv[0];
   const char *import_dir = NULL;
   int show_records = 0, remeasure = 0;
+  /* the commands that are the one-shot path's options under another name: opt, bundle,
+   * import, records show; argv is rewritten into the old spelling and read again */
+  if (argc >= 2 && (!strcmp(argv[1], "opt") || !strcmp(argv[1], "bundle") || !strcmp(argv[1], "import") ||
+                    (!strcmp(argv[1], "records") && argc >= 3 && !strcmp(argv[2], "show")))) {
+    const char *cmd = argv[1];
+    int skip = !strcmp(cmd, "records") ? 2 : 1;
+    for (int i = 1 + skip; i < argc; i++)
+      if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        fputs(!strcmp(cmd, "bundle") ? bundle_usage : !strcmp(cmd, "import") ? import_usage
+              : !strcmp(cmd, "records") ? "usage: kfuse records show [--records DB]\n\nPrints every run of "
+                                          "the tuning records and its measurements, oldest first.\n"
+                                        : usage, stdout);
+        return 0;
+      }
+    char **args = calloc((size_t)argc + 2, sizeof *args);
+    if (!args)
+      return 70;
+    int n = 0;
+    args[n++] = argv[0];
+    if (!strcmp(cmd, "records"))
+      args[n++] = "--show-records";
+    int dir_seen = 0;
+    for (int i = 1 + skip; i < argc; i++) {
+      if (!strcmp(cmd, "bundle") && !strcmp(argv[i], "-o")) {
+        args[n++] = "--bundle";
+      } else if (!strcmp(argv[i], "--records") && i + 1 < argc) {
+        args[n++] = argv[i++];
+        args[n++] = argv[i];
+      } else if (!strcmp(cmd, "import") && argv[i][0] != '-' && !dir_seen) {
+        args[n++] = "--import"; /* the bundle directory */
+        args[n++] = argv[i];
+        dir_seen = 1;
+      } else {
+        args[n++] = argv[i];
+      }
+    }
+    int has_o = 0;
+    for (int i = 1 + skip; i < argc; i++)
+      has_o |= !strcmp(argv[i], "-o");
+    int rc = !strcmp(cmd, "import") && !dir_seen ? usage_error("%s", "usage: kfuse import DIR [--records DB]")
+             : !strcmp(cmd, "bundle") && !has_o ? usage_error("%s", "kfuse bundle writes a directory: give it with -o DIR")
+                                               : run(n, args, extra, variants, pins);
+    free(args);
+    return rc;
+  }
   /* kfuse-launch (a link to kfuse) and `kfuse launch`: the compiler launcher */
   const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   if (!strcmp(base, "kfuse-launch"))
     return kfuse_launch(argc, argv);
+  if (argc == 3 && !strcmp(argv[1], "launch") && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+    printf("usage: kfuse launch COMPILER ARGS...   (or kfuse-launch COMPILER ARGS...)\n\n"
+           "Runs COMPILER ARGS with the one annotated .cu source among ARGS replaced by kfuse's\n"
+           "output when the tuning records hold a verified, faster variant of it; otherwise as\n"
+           "is. As CMAKE_CUDA_COMPILER_LAUNCHER. Environment: KFUSE_RECORDS, KFUSE_TARGET_GPU,\n"
+           "KFUSE_LAUNCH_LIBS, KFUSE_LAUNCH_CACHE, KFUSE_LAUNCH_VERBOSE (docs/build-integration.md).\n");
+    return 0;
+  }
   if (argc >= 2 && !strcmp(argv[1], "launch"))
     return kfuse_launch(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "check"))
