@@ -17,7 +17,7 @@
 static const char usage[] =
     "usage: kfuse-runner [options] DIR\n"
     "\n"
-    "Build the bundle DIR (written by `kfuse --bundle DIR`) with nvcc, verify every variant\n"
+    "Build the bundle DIR (written by `kfuse bundle IN.cu -o DIR`) with nvcc, verify every variant\n"
     "against the reference and time it on this machine's GPU, each in a worker process with\n"
     "a time limit, and write DIR/results.tsv and DIR/device.tsv.\n"
     "\n"

@@ -42,7 +42,8 @@ static const char usage[] =
     "                      GPU is here\n"
     "  --records DB        the tuning records (default $KFUSE_RECORDS, else\n"
     "                      ~/.cache/kfuse/records.db)\n"
-    "  --target-gpu NAME   select for this GPU model when no GPU is here ('NVIDIA H200')\n"
+    "  --target-gpu NAME   select for this GPU model ('NVIDIA H200'; default: the GPU\n"
+    "                      here, else the one model the records hold for the source)\n"
     "  --ledger FILE       also write the decision ledger (JSON: each pass's sites and\n"
     "                      refusals, each variant's verdict) to FILE; an output that\n"
     "                      applies a variant carries it at its end\n"
@@ -75,11 +76,13 @@ static const char usage[] =
     "old spellings, kept for one release: --bundle DIR (kfuse bundle), --import DIR (kfuse\n"
     "import), --show-records (kfuse records show), --max-variants=N (--budget=N)\n"
     "\n"
-    "exit status: 0 success, 1 errors in the input, 2 usage error, 3 output not written\n";
+    "exit status: 0 success, 1 errors in the input, 2 usage error, 3 output not written,\n"
+    "4 no GPU here (kfuse check)\n";
 
 static const char bundle_usage[] =
-    "usage: kfuse bundle INPUT.cu -o DIR [--variant FILE]... [--records DB] [--budget=N]\n"
-    "                    [--passes=A,B] [--pin PASS.PARAM=V] [--ranker MODEL] [-I DIR] [-D NAME]\n"
+    "usage: kfuse bundle INPUT.cu -o DIR [--variant FILE]... [--records DB] [--target-gpu NAME]\n"
+    "                    [--budget=N] [--remeasure] [--passes=A,B] [--pin PASS.PARAM=V]\n"
+    "                    [--ranker MODEL] [-I DIR] [-D NAME[=V]] [-v]\n"
     "\n"
     "Writes a bundle for kfuse-runner into DIR (docs/bundle-format.md): the reference, the\n"
     "variants the passes make (at most --budget new ones) and the --variant files, with\n"
@@ -284,7 +287,10 @@ static int regress_command(int argc, char **argv, const char **extra, const char
 static int records_command(int argc, char **argv) {
   static const char use[] = "usage: kfuse records show [--records DB] | merge INTO.db FROM.db... | export DB -o FILE | "
                             "import INTO.db FILE...";
-  if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+  int help = 0;
+  for (int i = 2; i < argc; i++)
+    help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+  if (help) {
     printf("%s\n\n"
            "show    prints every run of the records (--records, default $KFUSE_RECORDS) and its\n"
            "        measurements, oldest first.\n"
@@ -368,14 +374,6 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
   const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
   if (!strcmp(base, "kfuse-launch"))
     return kfuse_launch(argc, argv);
-  if (argc == 3 && !strcmp(argv[1], "launch") && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
-    printf("usage: kfuse launch COMPILER ARGS...   (or kfuse-launch COMPILER ARGS...)\n\n"
-           "Runs COMPILER ARGS with the one annotated .cu source among ARGS replaced by kfuse's\n"
-           "output when the tuning records hold a verified, faster variant of it; otherwise as\n"
-           "is. As CMAKE_CUDA_COMPILER_LAUNCHER. Environment: KFUSE_RECORDS, KFUSE_TARGET_GPU,\n"
-           "KFUSE_LAUNCH_LIBS, KFUSE_LAUNCH_CACHE, KFUSE_LAUNCH_VERBOSE (docs/build-integration.md).\n");
-    return 0;
-  }
   if (argc >= 2 && !strcmp(argv[1], "launch"))
     return kfuse_launch(argc - 1, argv + 1);
   if (argc >= 2 && !strcmp(argv[1], "check"))

@@ -357,6 +357,14 @@ int kfuse_launch(int argc, char **argv) {
     fprintf(stderr, "usage: kfuse-launch COMPILER ARGS...   (as CMAKE_CUDA_COMPILER_LAUNCHER)\n");
     return 2;
   }
+  if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    printf("usage: kfuse-launch COMPILER ARGS...   (or kfuse launch COMPILER ARGS...)\n\n"
+           "Runs COMPILER ARGS with the one annotated .cu source among ARGS replaced by kfuse's\n"
+           "output when the tuning records hold a verified, faster variant of it; otherwise as\n"
+           "is. As CMAKE_CUDA_COMPILER_LAUNCHER. Environment: KFUSE_RECORDS, KFUSE_TARGET_GPU,\n"
+           "KFUSE_LAUNCH_LIBS, KFUSE_LAUNCH_CACHE, KFUSE_LAUNCH_VERBOSE (docs/build-integration.md).\n");
+    return 0;
+  }
   char **args = argv + 2;
   int nargs = argc - 2, src = -1, nsrc = 0;
   for (int i = 0; i < nargs; i++) {

@@ -374,7 +374,12 @@ kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d) 
 }
 
 kfuse_status kfuse_show_records(const char *records, diag *d) {
-  rec_db *db = rec_open(records ? records : kfuse_default_records(), d);
+  const char *path = records ? records : kfuse_default_records();
+  if (access(path, F_OK) != 0) { /* reading makes no database */
+    diag_report(d, DIAG_ERROR, path, 0, 0, "no records database here");
+    return KFUSE_INPUT_ERROR;
+  }
+  rec_db *db = rec_open(path, d);
   if (!db)
     return KFUSE_INPUT_ERROR;
   int ok = rec_dump(db, stdout);
@@ -386,8 +391,8 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   char gpu[256];
   if (!have_gpu(gpu, sizeof gpu)) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse check needs a GPU here; elsewhere write a bundle "
-                "(kfuse --bundle DIR %s --variant %s), run kfuse-runner DIR on a GPU host, and "
-                "kfuse --import DIR", o->input, cand);
+                "(kfuse bundle %s --variant %s -o DIR), run kfuse-runner DIR on a GPU host, and "
+                "kfuse import DIR", o->input, cand);
     return KFUSE_NO_GPU;
   }
   char *runner = find_runner(o->argv0);
