@@ -139,7 +139,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
   bundle_sha256(m->text, m->size, hash);
   if (!local_gpu && o->nvariants)
     diag_report(d, DIAG_WARNING, NULL, 0, 0, "no GPU here: the variants were not measured; write a bundle "
-                "with --bundle and run kfuse-runner on a GPU host");
+                "with kfuse bundle and run kfuse-runner on a GPU host");
   /* Without a GPU nothing is measured, so nothing would be written: a missing database is
    * not created. One named by --records is worth a warning (a mistyped path, most likely). */
   if ((!local_gpu || o->no_measure) && access(records, F_OK) != 0) {
@@ -387,6 +387,43 @@ kfuse_status kfuse_show_records(const char *records, diag *d) {
   return ok ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
 }
 
+/* Whether the runner's results in dir have the candidate (the one variant besides the
+ * reference) verified on every binding; reports the first failure to d. */
+static int candidate_verified(const char *dir, const char *cand, diag *d) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/results.tsv", dir);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "kfuse-runner wrote no results");
+    return 0;
+  }
+  char line[8192];
+  int rows = 0, ok = 1;
+  while (ok && fgets(line, sizeof line, f)) {
+    char *field[5] = {line};
+    int n = 1;
+    for (char *p = line; *p && n < 5; p++)
+      if (*p == '\t') {
+        *p = '\0';
+        field[n++] = p + 1;
+      }
+    if (n < 5 || !strcmp(field[0], "variant") || !strcmp(field[0], "ref"))
+      continue;
+    field[4][strcspn(field[4], "\t\n")] = '\0';
+    rows++;
+    if (!strcmp(field[3], "failed")) {
+      diag_report(d, DIAG_ERROR, cand, 0, 0, "not verified: %s binding %s: %s", field[1], field[2], field[4]);
+      ok = 0;
+    }
+  }
+  fclose(f);
+  if (ok && !rows) {
+    diag_report(d, DIAG_ERROR, path, 0, 0, "no result for the candidate");
+    ok = 0;
+  }
+  return ok;
+}
+
 kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   char gpu[256];
   if (!have_gpu(gpu, sizeof gpu)) {
@@ -414,6 +451,7 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   bo.variants = vs;
   bo.nvariants = 1;
   bo.resume = 0;
+  bo.passes = ""; /* the candidate alone, against the reference */
   kfuse_status st = kfuse_bundle(&bo, NULL, d);
   /* The runner prints the evidence: every binding's verdict, the times, the speedup and
    * its interval. */
@@ -421,6 +459,8 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
     st = KFUSE_INPUT_ERROR;
   if (st == KFUSE_OK && o->records)
     st = kfuse_import(o->records, dir, d);
+  if (st == KFUSE_OK && !candidate_verified(dir, cand, d))
+    st = KFUSE_INPUT_ERROR;
   free(runner);
   return st;
 }
