@@ -290,3 +290,85 @@ def svg(labels, series, width_per=14, plot_h=210):
                  'baseline ms / subject ms</text>' % (top + plot_h // 2))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def read_curves(path):
+    """The search curves `kfuse learn --evaluate --curves` wrote: a list of
+    {"measurements": int, "rule": float, "random": float, "ranker": float or None}."""
+    import csv
+    rows = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            rows.append({"measurements": int(r["measurements"]), "rule": float(r["rule"]),
+                         "random": float(r["random"]),
+                         "ranker": float(r["ranker"]) if r.get("ranker") else None})
+    if not rows:
+        raise ValueError("%s: no curve rows" % path)
+    return rows
+
+
+def curves_markdown(rows, source, svg_path=None):
+    """A section with the mean search curves: the fraction of the best found after m
+    measurements, per order."""
+    out = ["## Search curves", "",
+           "From `%s` (`kfuse learn --evaluate --curves`): the mean fraction of each group's "
+           "best speedup found after m measurements, in the rule order, random order "
+           "(expected) and the held-out ranker's order." % source, ""]
+    if svg_path:
+        out += ["![search curves](%s)" % svg_path, ""]
+    out += ["| measurements | rule | random | ranker |", "| --- | --- | --- | --- |"]
+    for r in rows:
+        out.append("| %d | %.3f | %.3f | %s |" % (r["measurements"], r["rule"], r["random"],
+                                                  "%.3f" % r["ranker"] if r["ranker"] is not None else "-"))
+    return "\n".join(out) + "\n"
+
+
+def curves_svg(rows, plot_w=480, plot_h=240):
+    """The search curves as a standalone SVG line chart (no dependency)."""
+    left, right, top, bottom = 60, 130, 30, 40
+    width, height = left + plot_w + right, top + plot_h + bottom
+    n = max(r["measurements"] for r in rows)
+    lo = min(min(r["rule"], r["random"], r["ranker"] if r["ranker"] is not None else 1) for r in rows)
+    lo = math.floor(lo * 10) / 10 if lo < 1 else 0.9
+
+    def x_of(m):
+        return left + plot_w * ((m - 1) / (n - 1) if n > 1 else 0.5)
+
+    def y_of(v):
+        return top + plot_h * (1 - (v - lo) / (1 - lo))
+
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+             'font-family="sans-serif" font-size="10">' % (width, height),
+             '<rect width="100%" height="100%" fill="white"/>',
+             '<text x="%d" y="16" font-size="13">Fraction of the best found, against measurements</text>'
+             % left]
+    steps = int(round((1 - lo) / 0.1))
+    for i in range(steps + 1):
+        v = lo + i * 0.1
+        y = y_of(v)
+        parts.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s"/>'
+                     % (left, left + plot_w, y, y, "#999" if abs(v - 0.95) < 1e-9 else "#eee"))
+        parts.append('<text x="%d" y="%.1f" text-anchor="end">%.1f</text>' % (left - 4, y + 3, v))
+    y95 = y_of(0.95)
+    parts.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="4 3"/>'
+                 % (left, left + plot_w, y95, y95))
+    parts.append('<text x="%d" y="%.1f" fill="#666">95%%</text>' % (left + plot_w + 4, y95 + 3))
+    for m in sorted({1, n} | set(range(5, n + 1, 5))):
+        parts.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (x_of(m), top + plot_h + 14, m))
+    parts.append('<text x="%d" y="%d" text-anchor="middle">measurements</text>'
+                 % (left + plot_w // 2, top + plot_h + 32))
+    parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>'
+                 % (left, top, plot_w, plot_h))
+    colors = {"rule": "#1f77b4", "random": "#7f7f7f", "ranker": "#d62728"}
+    for k, name in enumerate(("rule", "random", "ranker")):
+        pts = [(x_of(r["measurements"]), y_of(r[name])) for r in rows if r[name] is not None]
+        if not pts:
+            continue
+        parts.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"><title>%s</title></polyline>'
+                     % (colors[name], " ".join("%.1f,%.1f" % p for p in pts), name))
+        ly = top + 14 + 16 * k
+        parts.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2"/>'
+                     '<text x="%d" y="%d">%s</text>' % (left + plot_w + 30, left + plot_w + 50, ly, ly,
+                                                          colors[name], left + plot_w + 55, ly + 3, name))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"

@@ -163,6 +163,32 @@ class ReportScript(unittest.TestCase):
         self.assertEqual(len(dom.getElementsByTagName("circle")), 3 + 2 + len(series))
         self.assertIn("level1/004_d", doc)
 
+    def test_search_curves(self):
+        curves = os.path.join(self.dir, "curves.csv")
+        with open(curves, "w") as f:
+            f.write("measurements,rule,random,ranker\n1,0.9000,0.6000,0.9500\n2,0.9600,0.8000,1.0000\n"
+                    "3,1.0000,0.9000,1.0000\n")
+        svg = os.path.join(self.dir, "search.svg")
+        md = os.path.join(self.dir, "report.md")
+        out = subprocess.run([sys.executable, REPORT, self.results, "-o", md, "--curves", curves,
+                              "--curves-plot", svg], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(md) as f:
+            text = f.read()
+        self.assertIn("## Search curves", text)
+        self.assertIn("| 1 | 0.900 | 0.600 | 0.950 |", text)
+        self.assertIn("![search curves](search.svg)", text)
+        dom = xml.dom.minidom.parse(svg)
+        self.assertEqual(len(dom.getElementsByTagName("polyline")), 3)
+        # a curve without the ranker's column (no level to learn from): two lines
+        rows = [{"measurements": 1, "rule": 0.9, "random": 0.5, "ranker": None},
+                {"measurements": 2, "rule": 1.0, "random": 0.8, "ranker": None}]
+        self.assertEqual(render.curves_svg(rows).count("<polyline"), 2)
+        bad = subprocess.run([sys.executable, REPORT, self.results, "-o", md, "--curves-plot", svg],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--curves-plot needs --curves", bad.stderr)
+
     def test_repeat_option(self):
         again = os.path.join(self.dir, "SYNTHETIC-again.jsonl")
         with open(again, "w") as f:
