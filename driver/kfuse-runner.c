@@ -30,6 +30,9 @@ static const char usage[] =
     "                     `deterministic`\n"
     "  --only VARIANT     build, verify and time only this variant (and the reference)\n"
     "  --sanitize         run compute-sanitizer memcheck and racecheck on the kept variant\n"
+    "  --deadline SECONDS no variant starts its verification after this many seconds\n"
+    "                     from the start (builds included); those left are not measured\n"
+    "                     and have no rows in results.tsv\n"
     "  --no-time          verify only\n"
     "  --no-prune         measure variants that spill too (by default a variant whose\n"
     "                     kernels spill is left out when one of the same passes with\n"
@@ -79,6 +82,11 @@ int main(int argc, char **argv) {
       if ((v = number(next, 1)) < 0)
         return bad_usage("--timeout needs a whole number of seconds, not '%s'", next ? next : "");
       o.timeout_s = (double)v;
+      i++;
+    } else if (strcmp(a, "--deadline") == 0) {
+      if ((v = number(next, 1)) < 0)
+        return bad_usage("--deadline needs a whole number of seconds, not '%s'", next ? next : "");
+      o.deadline_s = (double)v;
       i++;
     } else if (strcmp(a, "--reps") == 0) {
       if ((v = number(next, 1)) < 0)

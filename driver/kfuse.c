@@ -59,6 +59,8 @@ static const char usage[] =
     "  --budget=N          make (and, with a GPU here, measure) at most N variants of the\n"
     "                      passes' parameters that the records do not hold yet (default\n"
     "                      12): a later call goes on where the records stop\n"
+    "  --budget=Ns         or measure for about N seconds (10 to 86400): the runner starts\n"
+    "                      no variant after that; the rest wait for a later call\n"
     "  --remeasure         measure again the variants the records hold\n"
     "  --no-measure        select from the records only, even with a GPU here (builds:\n"
     "                      kfuse-launch and kfuse_optimize() never tune)\n"
@@ -468,9 +470,17 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
       const char *val = strchr(a, '=') + 1;
       char *end;
       long v = strtol(val, &end, 10);
+      if (a[2] == 'b' && *val && end != val && !strcmp(end, "s")) {
+        /* seconds: the runner stops starting variants then; the count is only a cap */
+        if (v < 10 || v > 86400)
+          return usage_error("--budget=Ns needs from 10 to 86400 seconds, not '%s'", val);
+        o.budget_s = (int)v;
+        o.max_variants = v / 2 < 12 ? 12 : v / 2 > 256 ? 256 : (int)(v / 2);
+        continue;
+      }
       if (!*val || *end || v < 1 || v > 1000)
-        return usage_error(a[2] == 'b' ? "--budget needs a count of variants from 1 to 1000, not '%s'"
-                                       : "--max-variants needs a count from 1 to 1000, not '%s'", val);
+        return usage_error(a[2] == 'b' ? "--budget needs a count of variants from 1 to 1000, or seconds as "
+                                         "60s, not '%s'" : "--max-variants needs a count from 1 to 1000, not '%s'", val);
       o.max_variants = (int)v;
     } else if (!strcmp(a, "--remeasure")) {
       remeasure = 1;

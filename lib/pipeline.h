@@ -34,6 +34,7 @@ typedef struct kfuse_options {
   const char *argv0;        /* how kfuse was started, to find kfuse-runner beside it */
   int deterministic;        /* kfuse check --deterministic: variants must rerun bit for bit */
   int max_variants;         /* --budget (--max-variants): new variants made (0: the default) */
+  int budget_s;             /* --budget=Ns: the runner's deadline in seconds (0: none) */
   int resume;               /* skip the variants the records hold (the one-shot path unless
                              * --remeasure; --bundle with --records) */
   const char *ranker;       /* --ranker MODEL: order the new variants by the learned ranker */

@@ -60,18 +60,29 @@ static char *find_runner(const char *argv0) {
   return NULL;
 }
 
-/* Runs kfuse-runner on the bundle dir (with --deterministic when asked) and waits. */
-static int run_runner(const char *runner, const char *dir, int deterministic, diag *d) {
+/* Runs kfuse-runner on the bundle dir (with --deterministic when asked, and --deadline
+ * when deadline_s > 0) and waits. */
+static int run_runner(const char *runner, const char *dir, int deterministic, int deadline_s, diag *d) {
   pid_t pid = fork();
   if (pid < 0) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot start kfuse-runner: %s", strerror(errno));
     return 0;
   }
   if (pid == 0) {
+    char secs[32];
+    const char *argv[6];
+    int n = 0;
+    argv[n++] = runner;
     if (deterministic)
-      execl(runner, runner, "--deterministic", dir, (char *)NULL);
-    else
-      execl(runner, runner, dir, (char *)NULL);
+      argv[n++] = "--deterministic";
+    if (deadline_s > 0) {
+      snprintf(secs, sizeof secs, "%d", deadline_s);
+      argv[n++] = "--deadline";
+      argv[n++] = secs;
+    }
+    argv[n++] = dir;
+    argv[n] = NULL;
+    execv(runner, (char *const *)argv);
     _exit(127);
   }
   int st;
@@ -123,7 +134,7 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const ch
       diag_report(d, DIAG_REMARK, m->path, 0, 0, "every variant within the budget is in the records for %s: "
                   "nothing new to measure (--budget=N goes further, --remeasure measures them again) [-Rselect]", gpu);
     else if (ok)
-      ok = run_runner(runner, dir, 0, d) && rec_import(db, dir, d);
+      ok = run_runner(runner, dir, 0, o->budget_s, d) && rec_import(db, dir, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: measured the variants of %s in %s\n", m->path, dir);
   }
@@ -455,7 +466,7 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   kfuse_status st = kfuse_bundle(&bo, NULL, d);
   /* The runner prints the evidence: every binding's verdict, the times, the speedup and
    * its interval. */
-  if (st == KFUSE_OK && !run_runner(runner, dir, o->deterministic, d))
+  if (st == KFUSE_OK && !run_runner(runner, dir, o->deterministic, 0, d))
     st = KFUSE_INPUT_ERROR;
   if (st == KFUSE_OK && o->records)
     st = kfuse_import(o->records, dir, d);

@@ -75,16 +75,21 @@ typedef struct run {
   verdict *v;             /* [variant * nentry + entry] */
   int ref_failed;         /* some entry's reference failed */
   int broken;             /* a worker could not be started: the run stops */
+  int past_deadline;      /* (variant, entry) pairs not verified: --deadline passed */
   msg_counts counts;      /* for the progress line */
   struct timespec t0;     /* when the run began */
 } run;
 
+static double seconds_since_start(const run *r) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - r->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - r->t0.tv_nsec);
+}
+
 /* The progress line (msg.h), from r->counts. */
 static void show_progress(run *r) {
-  struct timespec now;
   char line[512];
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  r->counts.seconds = (double)(now.tv_sec - r->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - r->t0.tv_nsec);
+  r->counts.seconds = seconds_since_start(r);
   msg_format_counts(&r->counts, line, sizeof line);
   msg_progress("%s", line);
 }
@@ -507,6 +512,11 @@ static void verify_entry(run *r, int entry) {
     verdict *d = verdict_of(r, v, entry);
     if (!d->selected || d->status == RESULT_FAILED)
       continue;
+    if (v > 0 && r->o->deadline_s > 0 && seconds_since_start(r) > r->o->deadline_s) {
+      d->selected = 0; /* left for a later call: no rows */
+      r->past_deadline++;
+      continue;
+    }
     if (v > 0 && ref->status == RESULT_FAILED) {
       d->status = RESULT_FAILED;
       snprintf(d->reason, sizeof d->reason, "reference failed");
@@ -874,6 +884,9 @@ enum runner_status runner_run(const runner_options *o) {
     choose_final(&r, i);
   }
   msg_progress_end();
+  if (r.past_deadline)
+    msg_warning("the deadline (%.0f s) passed: %d variant%s of an entry not measured; a later run measures them",
+                o->deadline_s, r.past_deadline, r.past_deadline == 1 ? "" : "s");
   if (r.broken)
     return RUNNER_NO_DEVICE;
   if ((st = write_results(&r)) != RUNNER_OK)

@@ -19,6 +19,7 @@ typedef struct runner_options {
   int sanitize;      /* 1: compute-sanitizer memcheck and racecheck on the kept variant */
   int time;          /* 0: verify only */
   int prune;         /* 1: leave out variants that spill where others of their passes do not */
+  double deadline_s; /* > 0: no variant starts its verification after this many seconds */
   int list;          /* 1: print the manifest and the shapes that would be drawn; run nothing */
   int jobs;          /* nvcc processes at a time */
   int verbose;
