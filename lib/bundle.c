@@ -250,7 +250,8 @@ static int write_in(const char *dir, const char *name, const char *data, size_t 
 char *bundle_slurp(const char *path, size_t *size, diag *d) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open file: %s", strerror(errno));
+    if (d)
+      diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open file: %s", strerror(errno));
     return NULL;
   }
   strbuf b = {0};
@@ -261,7 +262,8 @@ char *bundle_slurp(const char *path, size_t *size, diag *d) {
   int err = ferror(f);
   fclose(f);
   if (err) {
-    diag_report(d, DIAG_ERROR, path, 0, 0, "cannot read file");
+    if (d)
+      diag_report(d, DIAG_ERROR, path, 0, 0, "cannot read file");
     sb_free(&b);
     return NULL;
   }

@@ -21,7 +21,8 @@ typedef struct bundle_variant {
 } bundle_variant;
 
 /* The bytes of the file at path (malloc'd, NUL-terminated, *size without the NUL), or NULL
- * after reporting `path: error: cannot open file: ...` or `cannot read file` to d. */
+ * after reporting `path: error: cannot open file: ...` or `cannot read file` to d (when d
+ * is not NULL). */
 char *bundle_slurp(const char *path, size_t *size, diag *d);
 
 /* Writes the bundle for reference model m (parsed from m->path) into dir, creating it.
