@@ -70,6 +70,50 @@ static void first_error(const char *text, strbuf *out) {
   sb_putn(out, line, strcspn(line, "\n"));
 }
 
+/* The recipe without its parameter lists: "a(x=1)@e#1+b@e" -> "a@e#1+b@e". */
+static void recipe_key(const char *recipe, strbuf *key) {
+  int depth = 0;
+  key->len = 0;
+  for (const char *p = recipe; *p; p++) {
+    depth += *p == '(';
+    if (!depth)
+      sb_putc(key, *p);
+    depth -= *p == ')' && depth > 0;
+  }
+  sb_putc(key, '\0');
+}
+
+/*
+ * When a new recipe and a lost one are the same passes at the same sites with other
+ * parameters, the rule that changed is the pass whose parameters differ: appends
+ * "  rule changed: PASS(OLD) -> PASS(NEW) at SITE" for each such application.
+ */
+static int describe_rule_change(const char *lost, const char *added, strbuf *out) {
+  strbuf a = {0}, b = {0};
+  recipe_key(lost, &a);
+  recipe_key(added, &b);
+  int same = !strcmp(a.s, b.s), n = 0;
+  sb_free(&a);
+  sb_free(&b);
+  if (!same)
+    return 0;
+  const char *p = lost, *q = added;
+  while (*p && *q) {
+    size_t lp = strcspn(p, "+"), lq = strcspn(q, "+");
+    if (lp != lq || strncmp(p, q, lp) != 0) {
+      /* "pass(params)@site": the same site (the keys match), other parameters */
+      const char *at_p = memchr(p, '@', lp), *at_q = memchr(q, '@', lq);
+      size_t pa = at_p ? (size_t)(at_p - p) : lp, qa = at_q ? (size_t)(at_q - q) : lq;
+      sb_printf(out, "  rule changed: %.*s -> %.*s at %.*s\n", (int)pa, p, (int)qa, q,
+                at_p ? (int)(lp - pa - 1) : 0, at_p ? at_p + 1 : "");
+      n++;
+    }
+    p += lp + (p[lp] == '+');
+    q += lq + (q[lq] == '+');
+  }
+  return n;
+}
+
 static int is_pass_made(const char *recipe) {
   return strcmp(recipe, "reference") != 0 && strncmp(recipe, "user:", 5) != 0;
 }
@@ -163,6 +207,10 @@ static void check_source(const kfuse_options *base, rec_db *db, const char *path
     if (!found) {
       r->lost++;
       sb_printf(&r->detail, "  lost: %s\n", known[k]);
+      /* the rule behind it: a new recipe of the same passes and sites */
+      for (int i = 0; i < nmade && i < nknown; i++)
+        if (!made[i].known && describe_rule_change(known[k], made[i].recipe, &r->detail))
+          break;
     }
   }
   r->what = r->differs || r->added || r->lost ? R_CHANGED : R_UNCHANGED;
