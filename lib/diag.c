@@ -116,3 +116,16 @@ void diag_set_listener(diag *d, diag_listener fn, void *ctx) {
   d->listener = fn;
   d->listener_ctx = ctx;
 }
+
+size_t diag_first_error(const char *text, const char **line) {
+  const char *at = text ? strstr(text, "error:") : NULL;
+  if (at) {
+    while (at > text && at[-1] != '\n')
+      at--;
+  } else {
+    for (at = text; at && (*at == '\n' || *at == '\r'); at++)
+      ;
+  }
+  *line = at;
+  return at ? strcspn(at, "\n") : 0;
+}

@@ -5,6 +5,7 @@
 #ifndef KFUSE_DIAG_H
 #define KFUSE_DIAG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef enum diag_level { DIAG_NOTE, DIAG_REMARK, DIAG_WARNING, DIAG_ERROR } diag_level;
@@ -27,5 +28,10 @@ void diag_set_remarks(diag *d, int show);
  * passes' refusals); NULL stops. */
 typedef void (*diag_listener)(void *ctx, const char *file, unsigned line, unsigned col, const char *text);
 void diag_set_listener(diag *d, diag_listener fn, void *ctx);
+
+/* The line of text (diagnostics as written) that says what went wrong: the first with
+ * "error:", else the first that is not empty. *line points into text; returns its length
+ * (0: none). */
+size_t diag_first_error(const char *text, const char **line);
 
 #endif

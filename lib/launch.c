@@ -195,26 +195,12 @@ static int run_kfuse(const char *src, const char *out, const char *log, const ch
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* The first line of a log that says "error", else its first line, into buf. */
+/* The first error in a log (diag_first_error), into buf. */
 static void first_error(const char *log, char *buf, size_t size) {
   char *text = slurp(log, NULL);
-  buf[0] = '\0';
-  if (!text)
-    return;
-  char *line = text, *pick = NULL;
-  while (line && *line) {
-    char *end = strchr(line, '\n');
-    if (end)
-      *end = '\0';
-    if (!pick && *line)
-      pick = line;
-    if (strstr(line, "error")) {
-      pick = line;
-      break;
-    }
-    line = end ? end + 1 : NULL;
-  }
-  snprintf(buf, size, "%s", pick ? pick : "");
+  const char *line;
+  size_t n = diag_first_error(text, &line);
+  snprintf(buf, size, "%.*s", (int)n, n ? line : "");
   free(text);
 }
 

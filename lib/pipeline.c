@@ -180,17 +180,21 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
    * parameter of every pass */
   const pass_param *params[64];
   int nparams[64], digits = 0, pos[256] = {0}, off[64] = {0}, ntoggle = 0;
+  for (int p = 0; p < npass; p++) {
+    nparams[p] = list[p]->params(&params[p]);
+    digits += nparams[p];
+    ntoggle += list[p]->optional != 0;
+  }
   /* a pinned parameter (--pin) has its one value */
   pass_param pinned[64][16];
   int pin_values[64][16];
-  for (int p = 0; p < npass; p++) {
-    nparams[p] = list[p]->params(&params[p]);
-    for (int i = 0; i < o->npins && nparams[p] <= 16; i++) {
-      const pass *pp;
-      int q, value;
-      if (!parse_pin(o->pins[i], &pp, &q, &value, d))
-        return -1;
-      if (pp != list[p])
+  for (int i = 0; i < o->npins; i++) {
+    const pass *pp;
+    int q, value;
+    if (!parse_pin(o->pins[i], &pp, &q, &value, d))
+      return -1;
+    for (int p = 0; p < npass; p++) {
+      if (list[p] != pp || nparams[p] > 16)
         continue;
       if (params[p] != pinned[p])
         memcpy(pinned[p], params[p], sizeof *params[p] * (size_t)nparams[p]);
@@ -199,8 +203,6 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
       pinned[p][q].nvalues = 1;
       params[p] = pinned[p];
     }
-    digits += nparams[p];
-    ntoggle += list[p]->optional != 0;
   }
   digits += ntoggle;
   if (digits > 256)

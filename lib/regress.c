@@ -58,16 +58,14 @@ static void find_sources(const char *dir, const char *prefix, char ***files, int
   closedir(dp);
 }
 
-/* The first line of text that says "error:", else its first line. */
+/* The first error of kfuse's messages, into out. */
 static void first_error(const char *text, strbuf *out) {
-  const char *line = text && strstr(text, "error:") ? strstr(text, "error:") : text;
-  while (line && line > text && line[-1] != '\n')
-    line--;
-  if (!line || !*line) {
+  const char *line;
+  size_t n = diag_first_error(text, &line);
+  if (n)
+    sb_putn(out, line, n);
+  else
     sb_puts(out, "kfuse stopped without a message");
-    return;
-  }
-  sb_putn(out, line, strcspn(line, "\n"));
 }
 
 /* The recipe without its parameter lists: "a(x=1)@e#1+b@e" -> "a@e#1+b@e". */

@@ -500,6 +500,24 @@ static double median_of(const verdict *d, int g) {
   return d->times[g] && d->ntimes[g] > 0 ? stats_median(d->times[g], d->ntimes[g]) : NAN;
 }
 
+/* A verified variant's score: the geometric mean of its speedups over the tune bindings
+ * (each kept in d->speedup); NAN when none was timed. */
+static void score(const kb_entry *e, const verdict *ref, verdict *d) {
+  double sum = 0;
+  int n = 0;
+  d->score = NAN;
+  for (int g = 0; g < e->nbinding; g++) {
+    double s = median_of(ref, g) / median_of(d, g);
+    if (e->bindings[g].is_tune && isfinite(s) && s > 0) {
+      d->speedup[g] = s;
+      sum += log(s);
+      n++;
+    }
+  }
+  if (n > 0)
+    d->score = exp(sum / n);
+}
+
 /* Verify (and time) the reference and every selected variant on one entry. */
 static void verify_entry(run *r, int entry) {
   const kb_bundle *b = r->b;
@@ -546,43 +564,15 @@ static void verify_entry(run *r, int entry) {
         r->counts.failed++;
       } else {
         r->counts.verified++;
-        double sum = 0;
-        int n = 0;
-        for (int g = 0; g < e->nbinding; g++) {
-          double sp = median_of(ref, g) / median_of(d, g);
-          if (e->bindings[g].is_tune && isfinite(sp) && sp > 0) {
-            sum += log(sp);
-            n++;
-          }
-        }
-        if (n > 0 && (isnan(r->counts.best) || exp(sum / n) > r->counts.best))
-          r->counts.best = exp(sum / n);
+        score(e, ref, d);
+        if (!isnan(d->score) && (isnan(r->counts.best) || d->score > r->counts.best))
+          r->counts.best = d->score;
       }
       show_progress(r);
     }
   }
   if (ref->status == RESULT_FAILED)
     r->ref_failed = 1;
-
-  /* each variant's score: the geometric mean of its speedups over the tune bindings */
-  for (int v = 1; v < b->nvariant; v++) {
-    verdict *d = verdict_of(r, v, entry);
-    double sum = 0;
-    int n = 0;
-    d->score = NAN;
-    if (!d->selected || d->status == RESULT_FAILED)
-      continue;
-    for (int g = 0; g < e->nbinding; g++) {
-      double s = median_of(ref, g) / median_of(d, g);
-      if (e->bindings[g].is_tune && isfinite(s) && s > 0) {
-        d->speedup[g] = s;
-        sum += log(s);
-        n++;
-      }
-    }
-    if (n > 0)
-      d->score = exp(sum / n);
-  }
 }
 
 /* compute-sanitizer's first error in its report, without the "========= " prefixes, with
