@@ -100,6 +100,9 @@ int rec_merge(rec_db *db, const char *from_path, int *added, diag *d);
  * header, the variants' sources, then the runs with their variants and measurements, in a
  * fixed order. Returns 0 after reporting. */
 int rec_export(const char *db_path, FILE *out, diag *d);
+/* text (n bytes) compressed in the xz format into *out (*out_n bytes; the caller frees it):
+ * the same bytes for the same text everywhere. Returns 0 after an error, reported. */
+int rec_compress_xz(const char *text, size_t n, char **out, size_t *out_n, diag *d);
 /* Reads records that rec_export wrote (path) and merges them into db as rec_merge does.
  * A malformed line is `path:LINE:1: error: ...` and nothing is merged. *added: the runs
  * new to db. */

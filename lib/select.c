@@ -353,8 +353,23 @@ kfuse_status kfuse_records_export(const char *db, const char *output, diag *d) {
   }
   int ok = rec_export(db, mem, d);
   fclose(mem);
-  kfuse_status st = !ok ? KFUSE_INPUT_ERROR
-                        : kfuse_write_file(output, text ? text : "", n, d) ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
+  if (!ok) {
+    free(text);
+    return KFUSE_INPUT_ERROR;
+  }
+  /* FILE.xz: compressed (import recognizes it by its magic bytes) */
+  size_t len = strlen(output);
+  if (len > 3 && !strcmp(output + len - 3, ".xz")) {
+    char *xz;
+    size_t xz_n;
+    ok = rec_compress_xz(text ? text : "", n, &xz, &xz_n, d);
+    free(text);
+    if (!ok)
+      return KFUSE_OUTPUT_ERROR;
+    text = xz;
+    n = xz_n;
+  }
+  kfuse_status st = kfuse_write_file(output, text ? text : "", n, d) ? KFUSE_OK : KFUSE_OUTPUT_ERROR;
   free(text);
   return st;
 }

@@ -7,6 +7,9 @@
 # Tests run in parallel, except the timing tests (test/runner/timing/), which run alone
 # afterwards. Prints a table (test | expected | got | PASS/FAIL) and exits 1 when any test
 # failed. Each test's output is in BUILD_DIR/gpu-tests/t/<test>.log.
+# With KFUSE=PATH (kfuse itself, e.g. from gpu-host-pack's /opt/kfuse-host), the GPU tests
+# of kfuse's commands under test/ (test/passes, test/select, ...) run too, with %kfuse and
+# %corpus substituted; kfuse finds the runner through KFUSE_RUNNER, set to the one built here.
 #
 # usage: test/runner/run-gpu-tests.sh [-j N] [BUILD_DIR]   (default BUILD_DIR:
 #        /tmp/kfuse-runner-gpu; N: parallel tests, default 6)
@@ -59,10 +62,18 @@ for ref in "$here"/planted/Inputs/*/; do
   rm -rf "$work/bundles/$name/results.tsv" "$work/bundles/$name/device.tsv" "$work/bundles/$name/logs"
 done
 
+# test_name FILE: the test's name, relative to test/runner (or to test/ for kfuse's own)
+test_name() {
+  case $1 in
+    "$here"/*) echo "${1#"$here"/}" ;;
+    *) echo "${1#"$src/test"/}" ;;
+  esac
+}
+
 # run_test FILE: run FILE's RUN lines; write <name>.status (PASS or FAIL) and .log
 run_test() {
   local file=$1 name dir t status=PASS
-  name=${file#"$here"/}
+  name=$(test_name "$file")
   t=$work/t/$name.tmp
   dir=$(dirname "$file")
   mkdir -p "$(dirname "$t")"
@@ -71,6 +82,8 @@ run_test() {
       line=${line//%kfuse-runner/$runner}
       line=${line//%runner-gpu-selftest/$build/runner/runner-gpu-selftest}
       line=${line//%runner-selftest/$selftest}
+      line=${line//%kfuse/${KFUSE:-kfuse}}
+      line=${line//%corpus/$src/benchmarks/corpus}
       line=${line//%bundles/$work/bundles}
       line=${line//%python/python3}
       line=${line//%nvcc/nvcc -arch=sm_90}
@@ -89,6 +102,11 @@ run_test() {
 }
 
 tests=$(grep -l -E 'REQUIRES:.*\bgpu\b' "$here"/*.test "$here"/planted/*.cu "$here"/timing/*.cu 2>/dev/null)
+if [ -n "${KFUSE:-}" ]; then
+  export KFUSE_RUNNER=$runner
+  tests="$tests
+$(grep -rl -E 'REQUIRES:.*\bgpu\b' --include='*.test' "$src/test" | grep -v "^$here/" | sort)"
+fi
 parallel=$(echo "$tests" | grep -v '/timing/')
 serial=$(echo "$tests" | grep '/timing/')
 echo "== running $(echo "$tests" | wc -l) GPU tests ($jobs at a time, then the timing tests alone)"
@@ -110,7 +128,7 @@ printf '%.0s-' $(seq 1 170)
 echo
 failed=0
 for file in $tests; do
-  name=${file#"$here"/}
+  name=$(test_name "$file")
   status=$(cat "$work/t/$name.status" 2>/dev/null || echo FAIL)
   expected=$(grep -E '^(//|#) (CHECK|CHECK-DAG|EXIT|TIMES|AGAIN|TOUCHED):' "$file" | head -n 2 |
              sed -E 's/^(\/\/|#) //' | tr '\n' ' ')
@@ -131,7 +149,7 @@ echo
 echo "$((total - failed)) passed, $failed failed ($(($(date +%s) - start)) s; logs in $work/t)"
 if [ "$failed" -gt 0 ]; then
   for file in $tests; do
-    name=${file#"$here"/}
+    name=$(test_name "$file")
     if [ "$(cat "$work/t/$name.status" 2>/dev/null)" != PASS ]; then
       echo "---- $name"
       tail -n 25 "$work/t/$name.log"
