@@ -232,10 +232,12 @@ static int learn_command(int argc, char **argv) {
 /* kfuse regress [options]: the rules' regression report against the records. */
 static int regress_command(int argc, char **argv, const char **extra, const char **pins) {
   static const char use[] = "usage: kfuse regress [--corpus DIR|FILE] [--records DB] [--target-gpu NAME] "
-                            "[--junit FILE] [--fail-on-change] [--passes=A,B] [--pin PASS.PARAM=V] [-I DIR] [-D NAME[=V]]";
+                            "[--junit FILE] [--fail-on-change] [--bisect] [--no-measure] [--passes=A,B] "
+                            "[--pin PASS.PARAM=V] [-I DIR] [-D NAME[=V]]";
   kfuse_options o = {0};
-  regress_options r = {.corpus = "benchmarks/corpus"};
+  regress_options r = {.corpus = "benchmarks/corpus", .measure = 1};
   o.emit = EMIT_CUDA;
+  o.argv0 = argv[0];
   o.tu.extra_args = extra;
   o.pins = pins;
   for (int i = 2; i < argc; i++) {
@@ -247,6 +249,11 @@ static int regress_command(int argc, char **argv, const char **extra, const char
              "~/.cache/kfuse/records.db) say the rules made before, on the GPU model (--target-gpu,\n"
              "else the one the records hold for the source): per recipe unchanged, differing in\n"
              "bytes, new among the first ones the rules make, or lost. Needs no GPU.\n"
+             "With a GPU here (unless --no-measure), what changed is measured beside the baseline's\n"
+             "choice, and a changed variant that fails verification, or a best variant slower than\n"
+             "the baseline's choice beyond the spread of their times, is a regression (exit 1).\n"
+             "--bisect names the pass decision behind a lost baseline choice, by pinning each pass\n"
+             "of its recipe to its recorded parameters until the choice is made again byte for byte.\n"
              "--junit FILE writes the report as JUnit XML; --fail-on-change exits 1 when a source\n"
              "changed. A source that no longer goes through kfuse is an error (exit 1).\n", use);
       return 0;
@@ -265,6 +272,10 @@ static int regress_command(int argc, char **argv, const char **extra, const char
       r.junit = argv[++i];
     else if (!strcmp(a, "--fail-on-change"))
       r.fail_on_change = 1;
+    else if (!strcmp(a, "--no-measure"))
+      r.measure = 0;
+    else if (!strcmp(a, "--bisect"))
+      r.bisect = 1;
     else if (starts(a, "--passes="))
       o.passes = a + 9;
     else if (!strcmp(a, "--pin") && i + 1 < argc)

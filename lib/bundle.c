@@ -280,7 +280,7 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
   return remove(path);
 }
 
-static void remove_tree(const char *dir) { nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
+void bundle_remove_tree(const char *dir) { nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* The call shim of one variant: the uniform entry point of every entry. Casts use the
  * reference's canonical parameter types, which every variant was checked to share. */
@@ -504,14 +504,14 @@ int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variant
     }
     if (old) {
       if (ok)
-        remove_tree(old);
+        bundle_remove_tree(old);
       else
         rename(old, dir);
       free(old);
     }
   }
   if (!ok)
-    remove_tree(tmp);
+    bundle_remove_tree(tmp);
 free_text:
   sb_free(&bc);
   sb_free(&man);

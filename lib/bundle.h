@@ -33,6 +33,9 @@ char *bundle_slurp(const char *path, size_t *size, diag *d);
 int bundle_write(const kmodel *m, const char *dir, const bundle_variant *variants, int nvariants,
                  const tu_options *opt, diag *d);
 
+/* Removes dir and everything below it (links are not followed). */
+void bundle_remove_tree(const char *dir);
+
 /* The SHA-256 of n bytes as 64 hex digits in out[65]. */
 void bundle_sha256(const void *data, size_t n, char out[65]);
 

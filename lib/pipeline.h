@@ -88,6 +88,15 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
 /* kfuse check: bundles cand as a variant of o->input, runs it on the GPU here, imports
  * the results and prints the evidence. Without a GPU, says so (KFUSE_NO_GPU). */
 kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d);
+/* Whether a CUDA GPU answers here (nvidia-smi lists one): 1 with its name in name[n]. */
+int kfuse_have_gpu(char *name, size_t n);
+/* kfuse-runner beside this kfuse (argv0), or $KFUSE_RUNNER: a malloc'd path, or NULL. */
+char *kfuse_find_runner(const char *argv0);
+/* Runs kfuse-runner on the bundle dir (with --deterministic when asked, and --deadline
+ * when deadline_s > 0) and waits; with log, its output goes to that file. Returns 0 after
+ * reporting a runner that did not finish. */
+int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int deadline_s, const char *log,
+                     diag *d);
 /* Imports a bundle's results into the records. */
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d);
 /* kfuse explain FILE: prints the ledger that FILE carries (or is). */

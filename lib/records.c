@@ -1238,7 +1238,8 @@ static double col_num(sqlite3_stmt *st, int i) {
 /* The columns read_rows reads, in its order. */
 #define ROW_COLUMNS                                                                             \
   "m.recipe, m.binding, m.kind, m.status, m.reason, r.measured_at, m.median_ms, m.speedup,"  \
-  " m.ci_lo, m.ci_hi, m.source_hash, m.entry, m.gpu, r.source_name, m.variant"             \
+  " m.ci_lo, m.ci_hi, m.source_hash, m.entry, m.gpu, r.source_name, m.variant, m.p10_ms,"  \
+  " m.p90_ms"                                                                               \
   " FROM measurement m JOIN run r ON r.id = m.run_id"
 
 /* Steps st (selecting ROW_COLUMNS) into *rows, in db's strings; finalizes it. Returns the
@@ -1263,6 +1264,8 @@ static int read_rows(rec_db *db, sqlite3_stmt *st, rec_row **rows, diag *d) {
     r->gpu = col_text(s, st, 12);
     r->source_name = col_text(s, st, 13);
     r->variant = col_text(s, st, 14);
+    r->p10_ms = col_num(st, 15);
+    r->p90_ms = col_num(st, 16);
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {

@@ -113,6 +113,7 @@ int rec_import_text(rec_db *db, const char *path, int *added, diag *d);
 typedef struct rec_row {
   const char *recipe, *binding, *kind, *status, *reason, *measured_at;
   double median_ms, speedup, ci_lo, ci_hi;
+  double p10_ms, p90_ms;    /* the spread of the timing samples (tune rows) */
   const char *source_hash, *entry, *gpu;
   const char *source_name;  /* the source as its run's bundle named it */
   const char *variant;      /* the variant's name in its run's bundle (v1, v2, ...: the rules' order) */

@@ -3,6 +3,7 @@
 #include "regress.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,18 @@ typedef struct source_report {
   char *name;          /* the path below the corpus */
   outcome what;
   int unchanged, differs, added, lost;
+  int regressed;       /* measured: a changed variant fails verification, or the best is slower */
   strbuf detail;       /* one line per recipe that changed, or the error */
+  strbuf why;          /* regressed: the first regression, one line */
 } source_report;
+
+/* What the run has for measuring: the GPU here and the runner (measure 0: report only). */
+typedef struct regress_env {
+  const regress_options *ro;
+  int measure;
+  char gpu[256];
+  char *runner;
+} regress_env;
 
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -116,8 +127,327 @@ static int is_pass_made(const char *recipe) {
   return strcmp(recipe, "reference") != 0 && strncmp(recipe, "user:", 5) != 0;
 }
 
+/* One recipe's rows of one run, summed up. */
+typedef struct measured {
+  const char *recipe;
+  const rec_row *rows;   /* its rows (tune bindings first) */
+  int nrows;
+  const rec_row *fail;   /* the first failing row, or NULL */
+  double speedup;        /* geometric mean over the timed tune rows (NAN: none) */
+} measured;
+
+/* rows (ordered by recipe, as rec_rows gives them) grouped by recipe into *out. */
+static int group_rows(const rec_row *rows, int n, measured **out) {
+  int k = 0;
+  *out = xmalloc(sizeof **out * (size_t)(n ? n : 1));
+  for (int i = 0; i < n;) {
+    measured *g = &(*out)[k++];
+    memset(g, 0, sizeof *g);
+    g->recipe = rows[i].recipe;
+    g->rows = &rows[i];
+    double logsum = 0;
+    int ntimed = 0;
+    for (; i < n && !strcmp(rows[i].recipe, g->recipe); i++, g->nrows++) {
+      if (!strcmp(rows[i].status, "failed") && !g->fail)
+        g->fail = &rows[i];
+      if (!strcmp(rows[i].kind, "tune") && rows[i].speedup > 0) {
+        logsum += log(rows[i].speedup);
+        ntimed++;
+      }
+    }
+    g->speedup = ntimed ? exp(logsum / ntimed) : NAN;
+  }
+  return k;
+}
+
+static const measured *find_measured(const measured *g, int n, const char *recipe) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(g[i].recipe, recipe))
+      return &g[i];
+  return NULL;
+}
+
+/* Whether now is slower than base beyond the spread of both: on every tune binding they
+ * share, now's 10th percentile is above base's 90th. */
+static int slower_beyond_spread(const measured *now, const measured *base) {
+  int shared = 0;
+  for (int i = 0; i < now->nrows; i++) {
+    const rec_row *a = &now->rows[i];
+    if (strcmp(a->kind, "tune"))
+      continue;
+    for (int j = 0; j < base->nrows; j++) {
+      const rec_row *b = &base->rows[j];
+      if (strcmp(b->kind, "tune") || strcmp(a->binding, b->binding))
+        continue;
+      if (!(a->p10_ms > b->p90_ms))
+        return 0;
+      shared++;
+    }
+  }
+  return shared > 0;
+}
+
+/* The first tune row's time and spread: "0.605 ms [0.601, 0.610]". */
+static void describe_time(strbuf *b, const measured *g) {
+  for (int i = 0; i < g->nrows; i++)
+    if (!strcmp(g->rows[i].kind, "tune")) {
+      sb_printf(b, "%.4g ms [%.4g, %.4g]", g->rows[i].median_ms, g->rows[i].p10_ms, g->rows[i].p90_ms);
+      return;
+    }
+  sb_puts(b, "not timed");
+}
+
+static void regress_line(source_report *r, const char *fmt, const char *a, const char *b) {
+  if (r->regressed++)
+    return;
+  sb_printf(&r->why, fmt, a, b);
+}
+
+/*
+ * With a GPU here: measures what changed in one run of kfuse-runner and flags regressions.
+ * The bundle holds the reference, the baseline's choice for each entry (the variant the
+ * records select, from its recorded text, as "baseline:RECIPE") when the rules no longer
+ * make it byte for byte, the best unchanged variant beside it, and every variant that is
+ * new or differs in bytes. A changed variant that fails verification is a regression; so is
+ * an entry whose best verified variant now is slower than the baseline's choice beyond the
+ * spread of their timings (measured in the same run, on the same binding).
+ */
+static void measure_changes(const kfuse_options *o, const regress_env *env, rec_db *db, const kmodel *m,
+                            const char *hash, const bundle_variant *made, const int *same, int nmade, int nknown,
+                            source_report *r, diag *d) {
+  if (strcmp(o->resume_gpu, env->gpu) != 0) {
+    sb_printf(&r->detail, "  not measured: the baseline is on %s, the GPU here is %s\n", o->resume_gpu, env->gpu);
+    return;
+  }
+  int cap = nmade + m->nentries * 2 + 1, n = 0;
+  bundle_variant *vs = xmalloc(sizeof *vs * (size_t)cap);
+  char **owned = xmalloc(sizeof *owned * (size_t)cap);
+  int nowned = 0;
+  for (int i = 0; i < nmade; i++)
+    if ((!made[i].known && i < nknown) || (made[i].known && !same[i]))
+      vs[n++] = made[i];
+  int nchanged = n;
+  for (int e = 0; e < m->nentries; e++) {
+    rec_choice c;
+    if (!rec_best(db, hash, m->entries[e].name, o->resume_gpu, 0, &c, d) || !c.found)
+      continue;
+    int kept = 0;
+    for (int i = 0; i < nmade && !kept; i++)
+      kept = made[i].known && same[i] && !strcmp(made[i].recipe, c.recipe);
+    if (kept)
+      continue; /* the rules still make the baseline's choice: it can only be beaten */
+    size_t len = strlen(c.recipe) + 10;
+    char *label = xmalloc(len);
+    snprintf(label, len, "baseline:%s", c.recipe);
+    int dup = 0;
+    for (int i = 0; i < n && !dup; i++)
+      dup = !strcmp(vs[i].recipe, label);
+    if (dup) {
+      free(label);
+      continue;
+    }
+    size_t size = 0;
+    char *text = rec_variant_source(db, hash, c.recipe, &size, d);
+    if (!text) {
+      free(label);
+      continue;
+    }
+    owned[nowned++] = label;
+    owned[nowned++] = text;
+    vs[n++] = (bundle_variant){NULL, text, size, label, 0};
+    /* beside it, the best of what the rules still make unchanged, by the records */
+    rec_row *rows = NULL;
+    int nrows = rec_rows(db, hash, m->entries[e].name, o->resume_gpu, &rows, d);
+    measured *g = NULL;
+    int ng = nrows > 0 ? group_rows(rows, nrows, &g) : 0;
+    const bundle_variant *best = NULL;
+    double best_speedup = 0;
+    for (int i = 0; i < nmade; i++) {
+      const measured *old = made[i].known && same[i] ? find_measured(g, ng, made[i].recipe) : NULL;
+      if (old && !old->fail && old->speedup > best_speedup) {
+        best = &made[i];
+        best_speedup = old->speedup;
+      }
+    }
+    free(g);
+    for (int i = 0; best && i < n; i++)
+      if (!strcmp(vs[i].recipe, best->recipe))
+        best = NULL;
+    if (best)
+      vs[n++] = *best;
+  }
+  if (n == 0) {
+    sb_puts(&r->detail, "  not measured: the rules still make the baseline's choice, and nothing they make differs\n");
+    goto out;
+  }
+
+  /* $TMPDIR (else /tmp)/kfuse-regress-XXXXXX: kept when a regression is its evidence */
+  const char *tmpdir = getenv("TMPDIR");
+  char tmpl[4096], dir[4200], log_path[4200], scratch_path[4200];
+  snprintf(tmpl, sizeof tmpl, "%s/kfuse-regress-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  if (!mkdtemp(tmpl)) {
+    sb_printf(&r->detail, "  not measured: cannot create a temporary directory in %s\n",
+              tmpdir && *tmpdir ? tmpdir : "/tmp");
+    regress_line(r, "could not measure: no temporary directory in %s%s", tmpdir && *tmpdir ? tmpdir : "/tmp", "");
+    goto out;
+  }
+  snprintf(dir, sizeof dir, "%s/b", tmpl);
+  snprintf(log_path, sizeof log_path, "%s/runner.log", tmpl);
+  snprintf(scratch_path, sizeof scratch_path, "%s/measured.db", tmpl);
+  rec_db *scratch = NULL;
+  int ok = bundle_write(m, dir, vs, n, &o->tu, d) &&
+           kfuse_run_runner(env->runner, dir, 0, 0, log_path, d) &&
+           (scratch = rec_open(scratch_path, d)) != NULL && rec_import(scratch, dir, d);
+  if (!ok) {
+    sb_printf(&r->detail, "  not measured: the run in %s failed (its log: %s)\n", tmpl, log_path);
+    regress_line(r, "could not measure: the run failed (its log: %s%s)", log_path, "");
+    rec_close(scratch);
+    goto out;
+  }
+  sb_printf(&r->detail, "  measured on %s: %d changed variant%s", env->gpu, nchanged, nchanged == 1 ? "" : "s");
+  if (n > nchanged)
+    sb_printf(&r->detail, " beside the baseline's choice");
+  sb_puts(&r->detail, "\n");
+  for (int e = 0; e < m->nentries; e++) {
+    const char *entry = m->entries[e].name;
+    rec_row *rows = NULL;
+    int nrows = rec_rows(scratch, hash, entry, env->gpu, &rows, d);
+    measured *g = NULL;
+    int ng = nrows > 0 ? group_rows(rows, nrows, &g) : 0;
+    const measured *base = NULL, *best = NULL;
+    for (int i = 0; i < ng; i++) {
+      if (!strncmp(g[i].recipe, "baseline:", 9)) {
+        base = &g[i];
+        continue;
+      }
+      if (!strcmp(g[i].recipe, "reference"))
+        continue;
+      if (g[i].fail) {
+        sb_printf(&r->detail, "  fails verification: %s: %s binding %s: %s\n", g[i].recipe, entry,
+                  g[i].fail->binding, g[i].fail->reason);
+        regress_line(r, "fails verification: %s: %s", g[i].recipe, g[i].fail->reason);
+      } else if (!isnan(g[i].speedup) && (!best || g[i].speedup > best->speedup)) {
+        best = &g[i];
+      }
+    }
+    if (base && base->fail) {
+      sb_printf(&r->detail, "  the baseline's choice %s now fails verification (%s): the verifier or the GPU "
+                "changed, not the rules\n", base->recipe + 9, base->fail->reason);
+    } else if (base && best) {
+      int slower = slower_beyond_spread(best, base);
+      sb_printf(&r->detail, "  %s: baseline %s: ", entry, base->recipe + 9);
+      describe_time(&r->detail, base);
+      sb_printf(&r->detail, "; best now %s: ", best->recipe);
+      describe_time(&r->detail, best);
+      sb_printf(&r->detail, ": %s (%.2fx the baseline's speed)\n", slower ? "slower beyond the spread" : "not slower",
+                best->speedup / base->speedup);
+      if (slower)
+        regress_line(r, "slower: %s where the baseline chose %s", best->recipe, base->recipe + 9);
+    } else if (base) {
+      sb_printf(&r->detail, "  %s: no variant the rules make now is verified and timed, where the baseline's "
+                "choice %s was\n", entry, base->recipe + 9);
+      regress_line(r, "no verified variant where the baseline chose %s%s", base->recipe + 9, "");
+    }
+    free(g);
+  }
+  rec_close(scratch);
+  if (r->regressed)
+    sb_printf(&r->detail, "  evidence kept in %s (bundle b/, runner.log, measured.db)\n", tmpl);
+  else
+    bundle_remove_tree(tmpl);
+out:
+  for (int i = 0; i < nowned; i++)
+    free(owned[i]);
+  free(owned);
+  free(vs);
+}
+
+/*
+ * --bisect: for each entry whose baseline choice the rules no longer make byte for byte,
+ * pins one pass application of that recipe at a time to its recorded parameters (as
+ * --pin PASS.PARAM=V would) and makes the variants again. The application whose pin makes
+ * the baseline's choice again, byte for byte, is the decision that changed. No GPU is
+ * needed: the same bytes measure the same.
+ */
+static void bisect(const kfuse_options *o, rec_db *db, const kmodel *m, const char *hash, const bundle_variant *made,
+                   const int *same, int nmade, source_report *r, diag *d) {
+  for (int e = 0; e < m->nentries; e++) {
+    rec_choice c;
+    if (!rec_best(db, hash, m->entries[e].name, o->resume_gpu, 0, &c, d) || !c.found)
+      continue;
+    int kept = 0;
+    for (int i = 0; i < nmade && !kept; i++)
+      kept = made[i].known && same[i] && !strcmp(made[i].recipe, c.recipe);
+    if (kept)
+      continue;
+    size_t size = 0;
+    char *before = rec_variant_source(db, hash, c.recipe, &size, d);
+    if (!before)
+      continue;
+    int found = 0, tried = 0;
+    for (const char *p = c.recipe; *p && !found;) {
+      size_t len = strcspn(p, "+");
+      const char *open = memchr(p, '(', len), *at = memchr(p, '@', len);
+      if (open && (!at || open < at)) {
+        /* "pass(k=v,k=v)@site": one pin per parameter, after the run's own pins */
+        const char *close = memchr(open, ')', len - (size_t)(open - p));
+        int npins = o->npins;
+        const char **pins = xmalloc(sizeof *pins * (size_t)(npins + 16));
+        memcpy(pins, o->pins, sizeof *pins * (size_t)npins);
+        char *owned[16];
+        int nowned = 0;
+        for (const char *q = open + 1; close && q < close && nowned < 16;) {
+          size_t plen = strcspn(q, ",)");
+          size_t n = (size_t)(open - p) + plen + 2;
+          owned[nowned] = xmalloc(n);
+          snprintf(owned[nowned], n, "%.*s.%.*s", (int)(open - p), p, (int)plen, q);
+          pins[npins++] = owned[nowned++];
+          q += plen + 1;
+        }
+        kfuse_options po = *o;
+        po.pins = pins;
+        po.npins = npins;
+        po.max_variants = 1;
+        po.until_known = 1;
+        const char *want[1] = {c.recipe};
+        bundle_variant *again = NULL;
+        char *qbuf = NULL;
+        size_t qlen = 0;
+        FILE *qf = open_memstream(&qbuf, &qlen); /* a pin the pass no longer takes: no match */
+        diag *quiet = qf ? diag_new(qf) : NULL;
+        if (quiet)
+          diag_set_remarks(quiet, 0);
+        int nagain = quiet ? kfuse_variants(&po, m, &again, NULL, want, 1, quiet) : -1;
+        tried++;
+        for (int i = 0; i < nagain && !found; i++)
+          if (again[i].known && again[i].size == size && !memcmp(again[i].text, before, size)) {
+            found = 1;
+            sb_printf(&r->detail, "  bisect: %s: pinning %.*s to its recorded parameters makes the baseline's "
+                      "choice again, byte for byte: the change is %.*s's decision at %.*s\n", m->entries[e].name,
+                      (int)len, p, (int)(open - p), p, at ? (int)(len - (size_t)(at - p) - 1) : 0, at ? at + 1 : "");
+          }
+        if (quiet)
+          diag_free(quiet);
+        if (qf)
+          fclose(qf);
+        free(qbuf);
+        for (int i = 0; i < nowned; i++)
+          free(owned[i]);
+        free(pins);
+      }
+      p += len + (p[len] == '+');
+    }
+    if (!found)
+      sb_printf(&r->detail, "  bisect: %s: no pass application of %s, pinned to its recorded parameters, makes it "
+                "again byte for byte (%d tried): the change is inside a pass's code\n", m->entries[e].name, c.recipe,
+                tried);
+    free(before);
+  }
+}
+
 /* Runs the passes on path and compares their variants with the records. */
-static void check_source(const kfuse_options *base, rec_db *db, const char *path, source_report *r) {
+static void check_source(const kfuse_options *base, const regress_env *env, rec_db *db, const char *path,
+                         source_report *r) {
   char *msgs = NULL;
   size_t msgs_len = 0;
   FILE *mf = open_memstream(&msgs, &msgs_len);
@@ -180,7 +510,9 @@ static void check_source(const kfuse_options *base, rec_db *db, const char *path
     first_error(msgs, &r->detail);
     goto done;
   }
+  int *same = arena_alloc(m->arena, sizeof *same * (size_t)(nmade ? nmade : 1));
   for (int i = 0; i < nmade; i++) {
+    same[i] = 0;
     if (!made[i].known) {
       if (i < nknown) {
         r->added++;
@@ -192,6 +524,7 @@ static void check_source(const kfuse_options *base, rec_db *db, const char *path
     char *before = rec_variant_source(db, hash, made[i].recipe, &n, d);
     if (before && n == made[i].size && !memcmp(before, made[i].text, n)) {
       r->unchanged++;
+      same[i] = 1;
     } else {
       r->differs++;
       sb_printf(&r->detail, "  differs in bytes: %s\n", made[i].recipe);
@@ -212,6 +545,10 @@ static void check_source(const kfuse_options *base, rec_db *db, const char *path
     }
   }
   r->what = r->differs || r->added || r->lost ? R_CHANGED : R_UNCHANGED;
+  if (r->what == R_CHANGED && env->ro->bisect)
+    bisect(&o, db, m, hash, made, same, nmade, r, d);
+  if (r->what == R_CHANGED && env->measure)
+    measure_changes(&o, env, db, m, hash, made, same, nmade, nknown, r, d);
 done:
   if (t)
     tu_free(t);
@@ -251,7 +588,10 @@ static void junit(strbuf *b, const source_report *r, int n, const int *count) {
       continue;
     }
     sb_printf(b, ">\n    <%s message=\"", tag);
-    if (r[i].what == R_CHANGED)
+    if (r[i].what == R_CHANGED && r[i].regressed) {
+      sb_puts(b, "regressed: ");
+      xml_text(b, r[i].why.s);
+    } else if (r[i].what == R_CHANGED)
       sb_printf(b, "%d differ in bytes, %d new, %d lost", r[i].differs, r[i].added, r[i].lost);
     else
       xml_text(b, r[i].detail.s);
@@ -295,26 +635,40 @@ kfuse_status kfuse_regress(const kfuse_options *base, const regress_options *ro,
     return KFUSE_USAGE_ERROR;
   }
 
+  regress_env env = {ro, 0, "", NULL};
+  if (ro->measure && kfuse_have_gpu(env.gpu, sizeof env.gpu)) {
+    env.runner = kfuse_find_runner(base->argv0);
+    if (env.runner)
+      env.measure = 1;
+    else
+      diag_report(d, DIAG_WARNING, NULL, 0, 0, "a GPU is here but kfuse-runner was not found beside kfuse (set "
+                  "KFUSE_RUNNER): nothing is measured");
+  }
   source_report *rep = calloc((size_t)nfiles, sizeof *rep);
-  int count[4] = {0};
-  printf("kfuse regress: %s against %s%s%s\n", ro->corpus, records, base->target_gpu ? " on " : "",
-         base->target_gpu ? base->target_gpu : "");
+  int count[4] = {0}, nregressed = 0;
+  printf("kfuse regress: %s against %s%s%s%s%s\n", ro->corpus, records, base->target_gpu ? " on " : "",
+         base->target_gpu ? base->target_gpu : "", env.measure ? "; measuring what changed on " : "",
+         env.measure ? env.gpu : "");
   for (int i = 0; i < nfiles; i++) {
     size_t len = strlen(ro->corpus) + strlen(files[i]) + 2;
     char *path = xmalloc(len);
     snprintf(path, len, "%s/%s", ro->corpus, files[i]);
     rep[i].name = files[i];
-    check_source(base, db, is_dir ? path : files[i], &rep[i]);
+    check_source(base, &env, db, is_dir ? path : files[i], &rep[i]);
     free(path);
     source_report *r = &rep[i];
     count[r->what]++;
+    nregressed += r->regressed > 0;
     switch (r->what) {
     case R_UNCHANGED:
       printf("%s: unchanged (%d recipe%s)\n", r->name, r->unchanged, r->unchanged == 1 ? "" : "s");
       break;
     case R_CHANGED:
-      printf("%s: changed: %d unchanged, %d differ in bytes, %d new, %d lost\n%s", r->name, r->unchanged,
-             r->differs, r->added, r->lost, r->detail.s ? r->detail.s : "");
+      printf("%s: %s: %d unchanged, %d differ in bytes, %d new, %d lost\n%s", r->name,
+             r->regressed ? "regressed" : "changed", r->unchanged, r->differs, r->added, r->lost,
+             r->detail.s ? r->detail.s : "");
+      if (r->regressed)
+        printf("  regression: %s\n", r->why.s);
       break;
     case R_NO_BASELINE:
       printf("%s: no baseline: %s\n", r->name, r->detail.s);
@@ -325,10 +679,14 @@ kfuse_status kfuse_regress(const kfuse_options *base, const regress_options *ro,
     }
     fflush(stdout);
   }
-  printf("summary: %d source%s: %d unchanged, %d changed, %d without a baseline, %d with errors\n", nfiles,
+  printf("summary: %d source%s: %d unchanged, %d changed, %d without a baseline, %d with errors", nfiles,
          nfiles == 1 ? "" : "s", count[R_UNCHANGED], count[R_CHANGED], count[R_NO_BASELINE], count[R_ERROR]);
+  if (env.measure)
+    printf("; measured on %s: %d regressed", env.gpu, nregressed);
+  printf("\n");
 
-  kfuse_status status = count[R_ERROR] || (ro->fail_on_change && count[R_CHANGED]) ? KFUSE_INPUT_ERROR : KFUSE_OK;
+  kfuse_status status = count[R_ERROR] || nregressed || (ro->fail_on_change && count[R_CHANGED]) ? KFUSE_INPUT_ERROR
+                                                                                                   : KFUSE_OK;
   if (ro->junit) {
     strbuf x = {0};
     junit(&x, rep, nfiles, count);
@@ -338,9 +696,11 @@ kfuse_status kfuse_regress(const kfuse_options *base, const regress_options *ro,
   }
   for (int i = 0; i < nfiles; i++) {
     sb_free(&rep[i].detail);
+    sb_free(&rep[i].why);
     free(files[i]);
   }
   free(rep);
+  free(env.runner);
   free(files);
   rec_close(db);
   return status;

@@ -14,6 +14,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,7 @@
 #include "ranker.h"
 #include "records.h"
 
-/* Whether a CUDA GPU answers here (nvidia-smi -L lists one). */
-static int have_gpu(char *name, size_t n) {
+int kfuse_have_gpu(char *name, size_t n) {
   FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
   if (!p)
     return 0;
@@ -41,8 +41,7 @@ static int have_gpu(char *name, size_t n) {
   return line[0] != 0;
 }
 
-/* kfuse-runner beside this kfuse, or $KFUSE_RUNNER. */
-static char *find_runner(const char *argv0) {
+char *kfuse_find_runner(const char *argv0) {
   const char *env = getenv("KFUSE_RUNNER");
   if (env && access(env, X_OK) == 0)
     return strdup(env);
@@ -60,15 +59,22 @@ static char *find_runner(const char *argv0) {
   return NULL;
 }
 
-/* Runs kfuse-runner on the bundle dir (with --deterministic when asked, and --deadline
- * when deadline_s > 0) and waits. */
-static int run_runner(const char *runner, const char *dir, int deterministic, int deadline_s, diag *d) {
+int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int deadline_s, const char *log,
+                     diag *d) {
   pid_t pid = fork();
   if (pid < 0) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot start kfuse-runner: %s", strerror(errno));
     return 0;
   }
   if (pid == 0) {
+    if (log) {
+      int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+      }
+    }
     char secs[32];
     const char *argv[6];
     int n = 0;
@@ -113,7 +119,7 @@ const char *kfuse_default_records(void) {
 /* Measures the variants of o on the GPU here and imports the results. */
 static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const char *records, const char *gpu,
                    diag *d) {
-  char *runner = find_runner(o->argv0);
+  char *runner = kfuse_find_runner(o->argv0);
   if (!runner) {
     diag_report(d, DIAG_WARNING, NULL, 0, 0, "a GPU is here but kfuse-runner was not found beside kfuse "
                 "(set KFUSE_RUNNER); nothing measured");
@@ -134,7 +140,7 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const ch
       diag_report(d, DIAG_REMARK, m->path, 0, 0, "every variant within the budget is in the records for %s: "
                   "nothing new to measure (--budget=N goes further, --remeasure measures them again) [-Rselect]", gpu);
     else if (ok)
-      ok = run_runner(runner, dir, 0, o->budget_s, d) && rec_import(db, dir, d);
+      ok = kfuse_run_runner(runner, dir, 0, o->budget_s, NULL, d) && rec_import(db, dir, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: measured the variants of %s in %s\n", m->path, dir);
   }
@@ -144,7 +150,7 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const ch
 
 int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out, ledger *lg, diag *d) {
   char gpu[256] = "";
-  int local_gpu = have_gpu(gpu, sizeof gpu);
+  int local_gpu = kfuse_have_gpu(gpu, sizeof gpu);
   const char *records = o->records ? o->records : kfuse_default_records();
   char hash[65];
   bundle_sha256(m->text, m->size, hash);
@@ -452,13 +458,13 @@ static int candidate_verified(const char *dir, const char *cand, diag *d) {
 
 kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   char gpu[256];
-  if (!have_gpu(gpu, sizeof gpu)) {
+  if (!kfuse_have_gpu(gpu, sizeof gpu)) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse check needs a GPU here; elsewhere write a bundle "
                 "(kfuse bundle %s --variant %s -o DIR), run kfuse-runner DIR on a GPU host, and "
                 "kfuse import DIR", o->input, cand);
     return KFUSE_NO_GPU;
   }
-  char *runner = find_runner(o->argv0);
+  char *runner = kfuse_find_runner(o->argv0);
   if (!runner) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse-runner not found beside kfuse (set KFUSE_RUNNER)");
     return KFUSE_NO_GPU;
@@ -481,7 +487,7 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   kfuse_status st = kfuse_bundle(&bo, NULL, d);
   /* The runner prints the evidence: every binding's verdict, the times, the speedup and
    * its interval. */
-  if (st == KFUSE_OK && !run_runner(runner, dir, o->deterministic, 0, d))
+  if (st == KFUSE_OK && !kfuse_run_runner(runner, dir, o->deterministic, 0, NULL, d))
     st = KFUSE_INPUT_ERROR;
   if (st == KFUSE_OK && o->records)
     st = kfuse_import(o->records, dir, d);
