@@ -187,6 +187,24 @@ static int slower_beyond_spread(const measured *now, const measured *base) {
   return shared > 0;
 }
 
+/* base's time over now's, the geometric mean over the tune bindings they share (above 1:
+ * now is faster); NAN when they share none. */
+static double time_ratio(const measured *now, const measured *base) {
+  double logsum = 0;
+  int shared = 0;
+  for (int i = 0; i < now->nrows; i++) {
+    const rec_row *a = &now->rows[i];
+    for (int j = 0; j < base->nrows && !strcmp(a->kind, "tune"); j++) {
+      const rec_row *b = &base->rows[j];
+      if (!strcmp(b->kind, "tune") && !strcmp(a->binding, b->binding) && a->median_ms > 0 && b->median_ms > 0) {
+        logsum += log(b->median_ms / a->median_ms);
+        shared++;
+      }
+    }
+  }
+  return shared ? exp(logsum / shared) : NAN;
+}
+
 /* The first tune row's time and spread: "0.605 ms [0.601, 0.610]". */
 static void describe_time(strbuf *b, const measured *g) {
   for (int i = 0; i < g->nrows; i++)
@@ -226,7 +244,7 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
   for (int i = 0; i < nmade; i++)
     if ((!made[i].known && i < nknown) || (made[i].known && !same[i]))
       vs[n++] = made[i];
-  int nchanged = n;
+  int nchanged = n, nbase = 0, nkept = 0;
   for (int e = 0; e < m->nentries; e++) {
     rec_choice c;
     if (!rec_best(db, hash, m->entries[e].name, o->resume_gpu, 0, &c, d) || !c.found)
@@ -255,6 +273,7 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
     owned[nowned++] = label;
     owned[nowned++] = text;
     vs[n++] = (bundle_variant){NULL, text, size, label, 0};
+    nbase++;
     /* beside it, the best of what the rules still make unchanged, by the records */
     rec_row *rows = NULL;
     int nrows = rec_rows(db, hash, m->entries[e].name, o->resume_gpu, &rows, d);
@@ -273,8 +292,10 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
     for (int i = 0; best && i < n; i++)
       if (!strcmp(vs[i].recipe, best->recipe))
         best = NULL;
-    if (best)
+    if (best) {
       vs[n++] = *best;
+      nkept++;
+    }
   }
   if (n == 0) {
     sb_puts(&r->detail, "  not measured: the rules still make the baseline's choice, and nothing they make differs\n");
@@ -305,8 +326,10 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
     goto out;
   }
   sb_printf(&r->detail, "  measured on %s: %d changed variant%s", env->gpu, nchanged, nchanged == 1 ? "" : "s");
-  if (n > nchanged)
-    sb_printf(&r->detail, " beside the baseline's choice");
+  if (nbase)
+    sb_printf(&r->detail, ", the baseline's choice%s", nbase == 1 ? "" : "s");
+  if (nkept)
+    sb_printf(&r->detail, ", the best unchanged variant%s", nkept == 1 ? "" : "s");
   sb_puts(&r->detail, "\n");
   for (int e = 0; e < m->nentries; e++) {
     const char *entry = m->entries[e].name;
@@ -340,7 +363,7 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
       sb_printf(&r->detail, "; best now %s: ", best->recipe);
       describe_time(&r->detail, best);
       sb_printf(&r->detail, ": %s (%.2fx the baseline's speed)\n", slower ? "slower beyond the spread" : "not slower",
-                best->speedup / base->speedup);
+                time_ratio(best, base));
       if (slower)
         regress_line(r, "slower: %s where the baseline chose %s", best->recipe, base->recipe + 9);
     } else if (base) {
@@ -434,6 +457,23 @@ static void bisect(const kfuse_options *o, rec_db *db, const kmodel *m, const ch
         for (int i = 0; i < nowned; i++)
           free(owned[i]);
         free(pins);
+      }
+      p += len + (p[len] == '+');
+    }
+    /* an application the rules make in no variant now: that pass no longer applies there */
+    for (const char *p = c.recipe; *p && !found;) {
+      size_t len = strcspn(p, "+");
+      int anywhere = 0;
+      for (int i = 0; i < nmade && !anywhere; i++)
+        for (const char *q = made[i].recipe; *q && !anywhere;) {
+          size_t qlen = strcspn(q, "+");
+          anywhere = qlen == len && !strncmp(p, q, len);
+          q += qlen + (q[qlen] == '+');
+        }
+      if (!anywhere) {
+        found = 1;
+        sb_printf(&r->detail, "  bisect: %s: no variant the rules make now has %.*s: the change is that it no "
+                  "longer applies\n", m->entries[e].name, (int)len, p);
       }
       p += len + (p[len] == '+');
     }
