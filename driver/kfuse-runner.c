@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kfuse_bundle.h"
+#include "results.h"
 #include "runner.h"
 
 #ifndef KFUSE_VERSION
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
       fputs(usage, stdout);
       return 0;
     } else if (strcmp(a, "--version") == 0) {
-      printf("kfuse-runner %s (bundle ABI %d)\n", KFUSE_VERSION, KB_ABI_VERSION);
+      printf("kfuse-runner %s (bundle ABI %d, verifier %d)\n", KFUSE_VERSION, KB_ABI_VERSION, KFUSE_VERIFIER_VERSION);
       return 0;
     } else if (strcmp(a, "--timeout") == 0) {
       if ((v = number(next, 1)) < 0)

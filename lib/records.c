@@ -36,7 +36,23 @@ struct rec_db {
   arena *strings; /* the strings of rec_choice results */
 };
 
-/* The schema, version 1. Key columns hold '' rather than NULL for a missing value, so that
+/* Re-verifications of recorded variants (docs/records.md, "Verifier versions and
+ * quarantine"): the latest check of a recipe on a GPU model, by which verifier. A
+ * quarantined recipe is kept and never chosen again; an ok row never replaces it. */
+#define VERIFICATION_SQL                                                                     \
+  "CREATE TABLE verification (\n"                                                           \
+  "  source_hash TEXT NOT NULL,\n"                                                          \
+  "  recipe TEXT NOT NULL,\n"                                                               \
+  "  gpu TEXT NOT NULL,\n"                                                                  \
+  "  verifier_version INTEGER NOT NULL,\n"                                                  \
+  "  status TEXT NOT NULL CHECK (status IN ('ok', 'quarantined')),\n"                      \
+  "  reason TEXT NOT NULL,\n"                                                               \
+  "  checked_at TEXT NOT NULL,\n"                                                           \
+  "  PRIMARY KEY (source_hash, recipe, gpu)\n"                                              \
+  ");\n"
+
+/* The schema, version 2 (version 1 lacked run.verifier_version and the verification
+ * table; rec_open migrates it). Key columns hold '' rather than NULL for a missing value, so that
  * the UNIQUE key also matches rows with missing values. */
 static const char schema_sql[] =
     "CREATE TABLE run (\n"
@@ -57,7 +73,8 @@ static const char schema_sql[] =
     "  nvcc_version TEXT NOT NULL,\n"
     "  nvcc_flags TEXT NOT NULL,\n"
     "  l2_bytes INTEGER,\n"
-    "  memory_bytes INTEGER\n"
+    "  memory_bytes INTEGER,\n"
+    "  verifier_version INTEGER NOT NULL DEFAULT 0\n" /* device.tsv's; 0: a runner before versions */
     ");\n"
     "CREATE TABLE measurement (\n"
     "  id INTEGER PRIMARY KEY,\n"
@@ -95,7 +112,7 @@ static const char schema_sql[] =
     "  text_sha256 TEXT NOT NULL REFERENCES source_text(sha256),\n"
     "  PRIMARY KEY (run_id, name)\n"
     ");\n"
-    "CREATE INDEX run_variant_recipe ON run_variant (recipe);\n";
+    "CREATE INDEX run_variant_recipe ON run_variant (recipe);\n" VERIFICATION_SQL;
 
 /* ------------------------------------------------------------------ SQLite helpers */
 
@@ -226,6 +243,24 @@ rec_db *rec_open(const char *path, diag *d) {
       char sql[64];
       snprintf(sql, sizeof sql, "PRAGMA user_version = %d", REC_SCHEMA_VERSION);
       ok = exec(db, d, schema_sql) && exec(db, d, sql);
+      version = REC_SCHEMA_VERSION;
+    }
+    if (!ok || !exec(db, d, "COMMIT")) {
+      sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+      goto fail;
+    }
+  }
+  if (version == 1) {
+    /* Schema 1 to 2, under the write lock, reading the version again there. */
+    if (!exec(db, d, "BEGIN IMMEDIATE"))
+      goto fail;
+    version = schema_version(db, d);
+    int ok = version != INT_MIN;
+    if (version == 1) {
+      char sql[64];
+      snprintf(sql, sizeof sql, "PRAGMA user_version = %d", REC_SCHEMA_VERSION);
+      ok = exec(db, d, "ALTER TABLE run ADD COLUMN verifier_version INTEGER NOT NULL DEFAULT 0") &&
+           exec(db, d, VERIFICATION_SQL) && exec(db, d, sql);
       version = REC_SCHEMA_VERSION;
     }
     if (!ok || !exec(db, d, "COMMIT")) {
@@ -704,6 +739,7 @@ typedef struct device {
   const char *gpu, *cc, *driver, *cuda_driver, *runtime, *nvcc, *nvcc_flags;
   const char *measured_at; /* the runner's own timestamp ("" when it wrote none) */
   long long sm_count, l2_bytes, memory_bytes;
+  long long verifier_version; /* 0 when the runner wrote none */
   int l2_null, memory_null;
 } device;
 
@@ -743,9 +779,21 @@ static int parse_device(arena *a, text_file *f, device *dv, diag *d) {
   dv->nvcc_flags = r[c[7]];
   /* Optional: runners since 2026-11-30 write when they measured. */
   dv->measured_at = "";
-  for (int i = 0; i < t.ncol; i++)
+  dv->verifier_version = 0;
+  const char *verifier = NULL;
+  for (int i = 0; i < t.ncol; i++) {
     if (!strcmp(t.names[i], "measured_at"))
       dv->measured_at = r[i];
+    if (!strcmp(t.names[i], "verifier_version"))
+      verifier = r[i];
+  }
+  /* Optional: runners since session 18 name their verifier's version. */
+  if (verifier && !parse_int(&t, 0, "verifier_version", verifier, 0, &dv->verifier_version, &null, d))
+    return 0;
+  if (dv->verifier_version > INT_MAX) {
+    diag_report(d, DIAG_ERROR, f->path, t.lines[0], 0, "verifier_version '%s' is not a version", verifier);
+    return 0;
+  }
   return parse_int(&t, 0, "l2_bytes", r[c[8]], 0, &dv->l2_bytes, &dv->l2_null, d) &&
          parse_int(&t, 0, "memory_bytes", r[c[9]], 0, &dv->memory_bytes, &dv->memory_null, d);
 }
@@ -941,8 +989,8 @@ static int write_run(rec_db *db, const char *bundle, const manifest *m, const de
                "INSERT INTO run (digest, measured_at, imported_at, bundle, source_name,"
                " source_hash, libs, gpu, sm_count, compute_capability, driver_version,"
                " cuda_driver_version, runtime_version, nvcc_version, nvcc_flags, l2_bytes,"
-               " memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-               " ?14, ?15, ?16, ?17)");
+               " memory_bytes, verifier_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+               " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
   if (!st)
     return 0;
   const char *text[] = {digest,         measured_at, now,    bundle, m->source_name,
@@ -955,6 +1003,7 @@ static int write_run(rec_db *db, const char *bundle, const manifest *m, const de
     bind_text(st, i + 10, text2[i]);
   bind_int(st, 16, dv->l2_bytes, dv->l2_null);
   bind_int(st, 17, dv->memory_bytes, dv->memory_null);
+  sqlite3_bind_int64(st, 18, dv->verifier_version);
   rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE)
@@ -1166,13 +1215,14 @@ int rec_merge(rec_db *db, const char *from_path, int *added, diag *d) {
                 from ? sqlite3_errmsg(from) : "out of memory");
   else if (version == 0)
     diag_report(d, DIAG_ERROR, from_path, 0, 0, "not a kfuse records database (it has no schema version)");
-  else if (version != REC_SCHEMA_VERSION)
+  else if (version != REC_SCHEMA_VERSION && version != 1)
     diag_report(d, DIAG_ERROR, from_path, 0, 0, "records database has schema version %d; this kfuse reads "
-                "version %d", version, REC_SCHEMA_VERSION);
+                "versions 1 to %d", version, REC_SCHEMA_VERSION);
   sqlite3_finalize(st0);
   sqlite3_close_v2(from);
-  if (version != REC_SCHEMA_VERSION)
+  if (version != REC_SCHEMA_VERSION && version != 1)
     return 0;
+  int v1 = version == 1; /* no verifier versions, no verification table: read as 0 and none */
   sqlite3_stmt *st = prepare(db, d, "ATTACH DATABASE ?1 AS src");
   if (!st)
     return 0;
@@ -1183,12 +1233,7 @@ int rec_merge(rec_db *db, const char *from_path, int *added, diag *d) {
     return sql_fail(db, d, "records database");
   static const char *const steps[] = {
       /* the runs db lacks, whole */
-      "INSERT INTO run (digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu,"
-      " sm_count, compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version,"
-      " nvcc_flags, l2_bytes, memory_bytes)"
-      " SELECT digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu, sm_count,"
-      " compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version, nvcc_flags,"
-      " l2_bytes, memory_bytes FROM src.run WHERE digest NOT IN (SELECT digest FROM main.run) ORDER BY id",
+      NULL, /* the runs: below, by schema */
       "INSERT OR IGNORE INTO source_text (sha256, text) SELECT sha256, text FROM src.source_text",
       "INSERT INTO run_variant (run_id, name, file, recipe, text_sha256)"
       " SELECT m.id, v.name, v.file, v.recipe, v.text_sha256 FROM src.run_variant v"
@@ -1213,15 +1258,32 @@ int rec_merge(rec_db *db, const char *from_path, int *added, diag *d) {
       " > (SELECT measured_at FROM main.run WHERE id = measurement.run_id)",
       "DELETE FROM run WHERE id NOT IN (SELECT run_id FROM measurement)",
       "DELETE FROM source_text WHERE sha256 NOT IN (SELECT text_sha256 FROM run_variant)",
+      /* the re-verifications: a quarantine stays; otherwise the newer verifier's check */
+      "INSERT INTO verification (source_hash, recipe, gpu, verifier_version, status, reason, checked_at)"
+      " SELECT source_hash, recipe, gpu, verifier_version, status, reason, checked_at FROM src.verification"
+      " WHERE 1 ON CONFLICT (source_hash, recipe, gpu) DO UPDATE SET"
+      " verifier_version = excluded.verifier_version, status = excluded.status, reason = excluded.reason,"
+      " checked_at = excluded.checked_at WHERE verification.status != 'quarantined'"
+      " AND (excluded.status = 'quarantined' OR excluded.verifier_version > verification.verifier_version)",
   };
+  char runs[1024];
+  snprintf(runs, sizeof runs,
+           "INSERT INTO run (digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu,"
+           " sm_count, compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version,"
+           " nvcc_flags, l2_bytes, memory_bytes, verifier_version)"
+           " SELECT digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu, sm_count,"
+           " compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version, nvcc_flags,"
+           " l2_bytes, memory_bytes, %s FROM src.run WHERE digest NOT IN (SELECT digest FROM main.run) ORDER BY id",
+           v1 ? "0" : "verifier_version");
   int fresh = 0, ok = exec(db, d, "BEGIN IMMEDIATE");
   if (ok && (st = prepare(db, d, "SELECT count(*) FROM src.run WHERE digest NOT IN (SELECT digest FROM main.run)"))) {
     if (sqlite3_step(st) == SQLITE_ROW)
       fresh = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
   }
-  for (size_t i = 0; ok && i < sizeof steps / sizeof *steps; i++)
-    ok = exec(db, d, steps[i]);
+  size_t nsteps = sizeof steps / sizeof *steps - (size_t)v1; /* schema 1 has no verification table */
+  for (size_t i = 0; ok && i < nsteps; i++)
+    ok = exec(db, d, steps[i] ? steps[i] : runs);
   if (ok)
     ok = exec(db, d, "COMMIT");
   if (!ok)

@@ -17,7 +17,7 @@
 #include "diag.h"
 
 /* The schema version this kfuse writes (PRAGMA user_version). */
-#define REC_SCHEMA_VERSION 1
+#define REC_SCHEMA_VERSION 2
 
 typedef struct rec_db rec_db;
 

@@ -26,7 +26,7 @@ enum { EXPORT_VERSION = 1 };
 #define RUN_COLUMNS                                                                                      \
   "digest, measured_at, imported_at, bundle, source_name, source_hash, libs, gpu, sm_count,"            \
   " compute_capability, driver_version, cuda_driver_version, runtime_version, nvcc_version, nvcc_flags," \
-  " l2_bytes, memory_bytes"
+  " l2_bytes, memory_bytes, verifier_version"
 #define MEASUREMENT_COLUMNS                                                                             \
   "source_hash, entry, recipe, binding, gpu, sm_count, driver_version, nvcc_version, nvcc_flags,"       \
   " variant, variant_file, kind, status, reason, median_ms, p10_ms, p90_ms, mad_ms, reps, speedup,"    \
@@ -74,7 +74,7 @@ int rec_export(const char *db_path, FILE *out, diag *d) {
              " 'sm_count', sm_count, 'compute_capability', compute_capability,"
              " 'driver_version', driver_version, 'cuda_driver_version', cuda_driver_version,"
              " 'runtime_version', runtime_version, 'nvcc_version', nvcc_version, 'nvcc_flags', nvcc_flags,"
-             " 'l2_bytes', l2_bytes, 'memory_bytes', memory_bytes),"
+             " 'l2_bytes', l2_bytes, 'memory_bytes', memory_bytes, 'verifier_version', verifier_version),"
              " 'variants', (SELECT json_group_array(json(j)) FROM (SELECT json_object('name', name, 'file', file,"
              "   'recipe', recipe, 'text_sha256', text_sha256) AS j FROM run_variant"
              "   WHERE run_id = r.id ORDER BY name)),"
@@ -87,6 +87,11 @@ int rec_export(const char *db_path, FILE *out, diag *d) {
              "   'ci_hi', ci_hi) AS j FROM measurement WHERE run_id = r.id"
              "   ORDER BY entry, recipe, binding, sm_count, driver_version, nvcc_version, nvcc_flags)))"
              " FROM run r ORDER BY measured_at, digest",
+             out, db_path, d) &&
+       lines(sql,
+             "SELECT json_object('verification', json_object('source_hash', source_hash, 'recipe', recipe,"
+             " 'gpu', gpu, 'verifier_version', verifier_version, 'status', status, 'reason', reason,"
+             " 'checked_at', checked_at)) FROM verification ORDER BY source_hash, recipe, gpu",
              out, db_path, d);
   sqlite3_close_v2(sql);
   if (ok && (fflush(out) != 0 || ferror(out))) {
@@ -137,16 +142,22 @@ static long long int_field(reader *r, const char *line, const char *path) {
   return v;
 }
 
-/* What the line holds: "source_text", "run", or NULL (not JSON, or neither). */
+/* What the line holds: "source_text", "run", "verification", "" (none of them), or NULL (not
+ * JSON). */
 static const char *line_kind(reader *r, const char *line) {
   sqlite3_stmt *st = NULL;
   const char *kind = NULL;
-  if (sqlite3_prepare_v2(r->sql, "SELECT json_valid(?1), json_type(?1, '$.source_text'), json_type(?1, '$.run')",
-                         -1, &st, NULL) == SQLITE_OK) {
+  if (sqlite3_prepare_v2(r->sql, "SELECT json_valid(?1), json_type(?1, '$.source_text'), json_type(?1, '$.run'),"
+                         " json_type(?1, '$.verification')", -1, &st, NULL) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, line, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0)) {
-      const char *a = (const char *)sqlite3_column_text(st, 1), *b = (const char *)sqlite3_column_text(st, 2);
-      kind = a && !strcmp(a, "object") ? "source_text" : b && !strcmp(b, "object") ? "run" : "";
+      static const char *const kinds[] = {"source_text", "run", "verification"};
+      kind = "";
+      for (int i = 0; i < 3 && !*kind; i++) {
+        const char *type = (const char *)sqlite3_column_text(st, i + 1);
+        if (type && !strcmp(type, "object"))
+          kind = kinds[i];
+      }
     }
   }
   sqlite3_finalize(st);
@@ -194,7 +205,8 @@ static int read_run(reader *r, const char *line) {
                 " json_extract(?1, '$.run.compute_capability'), json_extract(?1, '$.run.driver_version'),"
                 " json_extract(?1, '$.run.cuda_driver_version'), json_extract(?1, '$.run.runtime_version'),"
                 " json_extract(?1, '$.run.nvcc_version'), json_extract(?1, '$.run.nvcc_flags'),"
-                " json_extract(?1, '$.run.l2_bytes'), json_extract(?1, '$.run.memory_bytes'))",
+                " json_extract(?1, '$.run.l2_bytes'), json_extract(?1, '$.run.memory_bytes'),"
+                " coalesce(json_extract(?1, '$.run.verifier_version'), 0))",
                 line, 0, "a run"))
     return 0;
   sqlite3_int64 id = sqlite3_last_insert_rowid(r->sql);
@@ -343,10 +355,10 @@ static int read_file_into(const char *path, const char *tmp, diag *d) {
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
       line[--n] = 0;
     if (r.line == 1) {
-      if (int_field(&r, line, "$.kfuse_records") != EXPORT_VERSION ||
-          int_field(&r, line, "$.schema") != REC_SCHEMA_VERSION) {
-        diag_report(d, DIAG_ERROR, path, 1, 1, "not kfuse records of version %d, schema %d (the first line of "
-                    "`kfuse records export`)", EXPORT_VERSION, REC_SCHEMA_VERSION);
+      long long schema = int_field(&r, line, "$.schema");
+      if (int_field(&r, line, "$.kfuse_records") != EXPORT_VERSION || schema < 1 || schema > REC_SCHEMA_VERSION) {
+        diag_report(d, DIAG_ERROR, path, 1, 1, "not kfuse records of version %d, schema 1 to %d (the first line "
+                    "of `kfuse records export`)", EXPORT_VERSION, REC_SCHEMA_VERSION);
         ok = 0;
       }
       continue;
@@ -359,8 +371,16 @@ static int read_file_into(const char *path, const char *tmp, diag *d) {
       ok = read_text(&r, line);
     } else if (!strcmp(kind, "run")) {
       ok = read_run(&r, line);
+    } else if (!strcmp(kind, "verification")) {
+      ok = run_line(&r,
+                    "INSERT OR REPLACE INTO verification (source_hash, recipe, gpu, verifier_version, status, reason,"
+                    " checked_at) VALUES (json_extract(?1, '$.verification.source_hash'),"
+                    " json_extract(?1, '$.verification.recipe'), json_extract(?1, '$.verification.gpu'),"
+                    " json_extract(?1, '$.verification.verifier_version'), json_extract(?1, '$.verification.status'),"
+                    " json_extract(?1, '$.verification.reason'), json_extract(?1, '$.verification.checked_at'))",
+                    line, 0, "a verification");
     } else {
-      diag_report(d, DIAG_ERROR, path, r.line, 1, "a line holds a \"source_text\" or a \"run\" object");
+      diag_report(d, DIAG_ERROR, path, r.line, 1, "a line holds a \"source_text\", a \"run\" or a \"verification\" object");
       ok = 0;
     }
   }

@@ -31,6 +31,13 @@ typedef struct result_row {
   double ci_lo, ci_hi;  /* the speedup's 95% interval (final candidate only); else NAN */
 } result_row;
 
+/* The verifier's version: raised whenever the runner's verification changes what it can
+ * reject (a check added or made stricter). device.tsv carries it, the records keep it per
+ * run, and kfuse re-verifies a record of an older verifier before it first applies it on a
+ * GPU (docs/records.md, "Verifier versions and quarantine"). 1: session 18's verifier (the
+ * checks of docs/runner.md, "Verification"). */
+#define KFUSE_VERIFIER_VERSION 1
+
 typedef struct device_info {
   char name[256];        /* "NVIDIA H200" */
   int sm_count;          /* multiprocessors */
