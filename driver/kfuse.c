@@ -299,7 +299,7 @@ static int regress_command(int argc, char **argv, const char **extra, const char
 /* kfuse records merge|export|import: records from other machines, and as text. */
 static int records_command(int argc, char **argv) {
   static const char use[] = "usage: kfuse records show [--records DB] | merge INTO.db FROM.db... | export DB -o FILE | "
-                            "import INTO.db FILE...";
+                            "import INTO.db FILE... | verify [--records DB] [-v]";
   int help = 0;
   for (int i = 2; i < argc; i++)
     help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
@@ -312,10 +312,29 @@ static int records_command(int argc, char **argv) {
            "        of two measurements of one key the one measured later stays. FROM.db is only read.\n"
            "export  writes DB's records as JSON lines, in a fixed order, to FILE ('-': standard\n"
            "        output): text that diffs, and travels where a database file does not.\n"
-           "import  reads such files and merges their records into INTO.db as merge does.\n", use);
+           "import  reads such files and merges their records into INTO.db as merge does.\n"
+           "verify  (needs a GPU) runs the verifier again on every recorded variant of this GPU's\n"
+           "        model that is neither failed nor quarantined; one that fails is quarantined:\n"
+           "        kept, marked with the verifier's line, never applied again (exit 1).\n", use);
     return 0;
   }
   const char *cmd = argc >= 3 ? argv[2] : "";
+  if (!strcmp(cmd, "verify")) {
+    kfuse_options o = {0};
+    o.argv0 = argv[0];
+    for (int i = 3; i < argc; i++) {
+      if (!strcmp(argv[i], "--records") && i + 1 < argc)
+        o.records = argv[++i];
+      else if (!strcmp(argv[i], "-v"))
+        o.verbose = 1;
+      else
+        return usage_error("%s", use);
+    }
+    diag *d = diag_new(stderr);
+    kfuse_status st = kfuse_records_verify(&o, d);
+    diag_free(d);
+    return (int)st;
+  }
   for (int i = 3; i < argc; i++)
     if (argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "-o"))
       return usage_error("%s", use);

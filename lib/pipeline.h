@@ -8,6 +8,7 @@
 #include "bundle.h"
 #include "diag.h"
 #include "ledger.h"
+#include "records.h"
 #include "tu.h"
 
 typedef enum kfuse_emit {
@@ -92,11 +93,24 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d);
 int kfuse_have_gpu(char *name, size_t n);
 /* kfuse-runner beside this kfuse (argv0), or $KFUSE_RUNNER: a malloc'd path, or NULL. */
 char *kfuse_find_runner(const char *argv0);
-/* Runs kfuse-runner on the bundle dir (with --deterministic when asked, and --deadline
- * when deadline_s > 0) and waits; with log, its output goes to that file. Returns 0 after
- * reporting a runner that did not finish. */
-int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int deadline_s, const char *log,
-                     diag *d);
+/* Runs kfuse-runner on the bundle dir (with --deterministic and --no-time when asked, and
+ * --deadline when deadline_s > 0) and waits; with log, its output goes to that file.
+ * Returns 0 after reporting a runner that did not finish. */
+int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int no_time, int deadline_s,
+                     const char *log, diag *d);
+/* The verifier version of that kfuse-runner (its --version says "verifier N"); 0 for a
+ * runner from before versions. */
+int kfuse_runner_verifier_version(const char *runner);
+/* Re-verifies the recorded variants recipes[0..n) of the source m (SHA-256 hash) on the GPU
+ * here (gpu): one run of the runner with --no-time over the reference and their recorded
+ * texts. Each verdict goes into the records as a verification at version: ok, or
+ * quarantined with the verifier's line. A line per variant is added to report. Returns how
+ * many were quarantined, or -1 when the run failed (reported; nothing recorded). */
+int kfuse_reverify(const kfuse_options *o, rec_db *db, const kmodel *m, const char *hash, const char *gpu, int version,
+                   const char *const *recipes, int n, strbuf *report, diag *d);
+/* kfuse records verify: re-verifies every recorded variant of the GPU model here that is
+ * neither failed nor quarantined, source by source, from the records alone. */
+kfuse_status kfuse_records_verify(const kfuse_options *o, diag *d);
 /* Imports a bundle's results into the records. */
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d);
 /* kfuse explain FILE: prints the ledger that FILE carries (or is). */

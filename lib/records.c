@@ -1376,6 +1376,8 @@ int rec_best(rec_db *db, const char *source_hash, const char *entry, const char 
       " FROM measurement m JOIN run r ON r.id = m.run_id"
       " WHERE m.source_hash = lower(?1) AND m.entry = ?2 AND m.gpu = ?3"
       " AND (?4 <= 0 OR m.sm_count = ?4)"
+      " AND NOT EXISTS (SELECT 1 FROM verification v WHERE v.source_hash = m.source_hash"
+      "   AND v.recipe = m.recipe AND v.gpu = m.gpu AND v.status = 'quarantined')"
       " ORDER BY m.recipe, m.sm_count, m.driver_version, m.nvcc_version, m.nvcc_flags");
   if (!st)
     return 0;
@@ -1657,4 +1659,88 @@ int rec_dump(rec_db *db, FILE *out) {
     ok = 0;
   }
   return ok;
+}
+
+/* ------------------------------------------------------------ verification */
+
+int rec_verifier_version(rec_db *db, const char *source_hash, const char *recipe, const char *gpu_name, diag *d) {
+  sqlite3_stmt *st = prepare(
+      db, d,
+      "SELECT max(coalesce((SELECT max(r.verifier_version) FROM measurement m JOIN run r ON r.id = m.run_id"
+      "   WHERE m.source_hash = lower(?1) AND m.recipe = ?2 AND m.gpu = ?3), 0),"
+      " coalesce((SELECT verifier_version FROM verification WHERE source_hash = lower(?1) AND recipe = ?2"
+      "   AND gpu = ?3 AND status = 'ok'), 0))");
+  if (!st)
+    return -1;
+  bind_text(st, 1, source_hash);
+  bind_text(st, 2, recipe);
+  bind_text(st, 3, gpu_name);
+  int v = -1;
+  if (sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int(st, 0);
+  else
+    sql_fail(db, d, "records database");
+  sqlite3_finalize(st);
+  return v;
+}
+
+int rec_set_verification(rec_db *db, const char *source_hash, const char *recipe, const char *gpu_name, int version,
+                         int ok, const char *reason, diag *d) {
+  char now[32];
+  format_time(time(NULL), now);
+  sqlite3_stmt *st = prepare(
+      db, d,
+      "INSERT INTO verification (source_hash, recipe, gpu, verifier_version, status, reason, checked_at)"
+      " VALUES (lower(?1), ?2, ?3, ?4, ?5, ?6, ?7)"
+      " ON CONFLICT (source_hash, recipe, gpu) DO UPDATE SET verifier_version = excluded.verifier_version,"
+      " status = excluded.status, reason = excluded.reason, checked_at = excluded.checked_at"
+      " WHERE verification.status != 'quarantined'");
+  if (!st)
+    return 0;
+  bind_text(st, 1, source_hash);
+  bind_text(st, 2, recipe);
+  bind_text(st, 3, gpu_name);
+  sqlite3_bind_int(st, 4, version);
+  bind_text(st, 5, ok ? "ok" : "quarantined");
+  bind_text(st, 6, reason ? reason : "");
+  bind_text(st, 7, now);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 1 : sql_fail(db, d, "records database");
+}
+
+int rec_to_verify(rec_db *db, const char *gpu_name, rec_row **rows, diag *d) {
+  *rows = NULL;
+  /* one row per (source, recipe), when none of its rows failed and it is not quarantined */
+  sqlite3_stmt *st = prepare(
+      db, d,
+      "SELECT " ROW_COLUMNS
+      " WHERE m.gpu = ?1 AND m.recipe != 'reference' AND m.id = (SELECT min(m2.id) FROM measurement m2"
+      "   WHERE m2.source_hash = m.source_hash AND m2.recipe = m.recipe AND m2.gpu = m.gpu)"
+      " AND NOT EXISTS (SELECT 1 FROM measurement m3 WHERE m3.source_hash = m.source_hash"
+      "   AND m3.recipe = m.recipe AND m3.gpu = m.gpu AND m3.status = 'failed')"
+      " AND NOT EXISTS (SELECT 1 FROM verification v WHERE v.source_hash = m.source_hash"
+      "   AND v.recipe = m.recipe AND v.gpu = m.gpu AND v.status = 'quarantined')"
+      " ORDER BY m.source_hash, m.recipe");
+  if (!st)
+    return -1;
+  bind_text(st, 1, gpu_name);
+  return read_rows(db, st, rows, d);
+}
+
+int rec_quarantine_reason(rec_db *db, const char *source_hash, const char *recipe, const char *gpu_name,
+                          const char **reason) {
+  *reason = NULL;
+  sqlite3_stmt *st = prepare(db, db->d,
+                             "SELECT reason FROM verification WHERE source_hash = lower(?1) AND recipe = ?2"
+                             " AND gpu = ?3 AND status = 'quarantined'");
+  if (!st)
+    return 0;
+  bind_text(st, 1, source_hash);
+  bind_text(st, 2, recipe);
+  bind_text(st, 3, gpu_name);
+  if (sqlite3_step(st) == SQLITE_ROW)
+    *reason = col_text(db->strings, st, 0);
+  sqlite3_finalize(st);
+  return *reason != NULL;
 }

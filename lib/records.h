@@ -130,6 +130,23 @@ int rec_tune_rows(rec_db *db, rec_row **rows, diag *d);
 int rec_rows(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name, rec_row **rows,
              diag *d);
 
+/* The verifier version that vouches for recipe's variant of source_hash on gpu_name: the
+ * newest of the runs that measured it and of an ok re-verification (0: runners before
+ * versions). -1 after a database error (reported). */
+int rec_verifier_version(rec_db *db, const char *source_hash, const char *recipe, const char *gpu_name, diag *d);
+/* Records a re-verification of that variant by the verifier version: ok, or quarantined
+ * with reason. A quarantined variant stays so (rec_best never chooses it again). Returns 0
+ * after a database error (reported). */
+int rec_set_verification(rec_db *db, const char *source_hash, const char *recipe, const char *gpu_name, int version,
+                         int ok, const char *reason, diag *d);
+/* One row per (source, recipe) measured on gpu_name that `kfuse records verify` checks:
+ * none of its rows failed, not the reference, not quarantined; ordered by source, then
+ * recipe. Returns how many (*rows, in db's strings), or -1 after a database error. */
+int rec_to_verify(rec_db *db, const char *gpu_name, rec_row **rows, diag *d);
+/* Whether that variant is quarantined on gpu_name; *reason: why (db's string). */
+int rec_quarantine_reason(rec_db *db, const char *source_hash, const char *recipe, const char *gpu_name,
+                          const char **reason);
+
 /* Writes every run and its measurements to out as readable tables, oldest run first.
  * Returns 1, or 0 after reporting a database or write error (to rec_open's diag). */
 int rec_dump(rec_db *db, FILE *out);

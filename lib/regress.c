@@ -317,7 +317,7 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
   snprintf(scratch_path, sizeof scratch_path, "%s/measured.db", tmpl);
   rec_db *scratch = NULL;
   int ok = bundle_write(m, dir, vs, n, &o->tu, d) &&
-           kfuse_run_runner(env->runner, dir, 0, 0, log_path, d) &&
+           kfuse_run_runner(env->runner, dir, 0, 0, 0, log_path, d) &&
            (scratch = rec_open(scratch_path, d)) != NULL && rec_import(scratch, dir, d);
   if (!ok) {
     sb_printf(&r->detail, "  not measured: the run in %s failed (its log: %s)\n", tmpl, log_path);

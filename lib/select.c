@@ -59,8 +59,8 @@ char *kfuse_find_runner(const char *argv0) {
   return NULL;
 }
 
-int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int deadline_s, const char *log,
-                     diag *d) {
+int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int no_time, int deadline_s,
+                     const char *log, diag *d) {
   pid_t pid = fork();
   if (pid < 0) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot start kfuse-runner: %s", strerror(errno));
@@ -76,11 +76,13 @@ int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int
       }
     }
     char secs[32];
-    const char *argv[6];
+    const char *argv[7];
     int n = 0;
     argv[n++] = runner;
     if (deterministic)
       argv[n++] = "--deterministic";
+    if (no_time)
+      argv[n++] = "--no-time";
     if (deadline_s > 0) {
       snprintf(secs, sizeof secs, "%d", deadline_s);
       argv[n++] = "--deadline";
@@ -116,6 +118,58 @@ const char *kfuse_default_records(void) {
   return path;
 }
 
+/* Chooses the recorded variant for m on target into ch[0..nentries): one variant must win
+ * for every entry, since variants are whole files. Returns NULL, or why none is chosen. */
+static const char *choose(rec_db *db, const kmodel *m, const char *hash, const char *target, rec_choice *ch,
+                          diag *d) {
+  const char *why = NULL;
+  for (int i = 0; i < m->nentries && !why; i++) {
+    rec_best(db, hash, m->entries[i].name, target, 0, &ch[i], d);
+    if (!ch[i].found)
+      why = arena_printf(m->arena, "no variant of '%s' is recorded as verified and faster on %s",
+                         m->entries[i].name, target);
+    else if (i && strcmp(ch[i].recipe, ch[0].recipe))
+      why = arena_printf(m->arena, "the best variants of '%s' and '%s' differ (%s, %s)", m->entries[0].name,
+                         m->entries[i].name, ch[0].recipe, ch[i].recipe);
+  }
+  return why;
+}
+
+/* The chosen variant ch[0], verified again by the runner here when its record is of an
+ * older verifier (docs/records.md, "Verifier versions and quarantine"). A variant that
+ * fails is quarantined, with a warning, and the choice is made again. Returns NULL, or why
+ * none is chosen. */
+static const char *reverify_choice(const kfuse_options *o, rec_db *db, const kmodel *m, const char *hash,
+                                   const char *gpu, rec_choice *ch, diag *d) {
+  char *runner = kfuse_find_runner(o->argv0);
+  int version = runner ? kfuse_runner_verifier_version(runner) : 0;
+  free(runner);
+  const char *why = NULL;
+  for (int round = 0; !why; round++) {
+    int have = rec_verifier_version(db, hash, ch[0].recipe, gpu, d);
+    if (have < 0 || have >= version)
+      break;
+    if (round == 8)
+      return arena_printf(m->arena, "eight recorded variants in a row failed re-verification");
+    strbuf report = {0};
+    const char *one[1] = {ch[0].recipe};
+    int q = kfuse_reverify(o, db, m, hash, gpu, version, one, 1, &report, d);
+    if (o->verbose && report.s)
+      fprintf(stderr, "kfuse: re-verified a record of verifier %d with verifier %d:\n%s", have, version, report.s);
+    sb_free(&report);
+    if (q < 0)
+      return arena_printf(m->arena, "the re-verification of %s by verifier %d did not run", ch[0].recipe, version);
+    if (q == 0)
+      break;
+    const char *reason = NULL;
+    rec_quarantine_reason(db, hash, ch[0].recipe, gpu, &reason);
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "the recorded variant %s (verifier %d) fails verifier %d and is "
+                "quarantined: %s", ch[0].recipe, have, version, reason ? reason : "");
+    why = choose(db, m, hash, gpu, ch, d);
+  }
+  return why;
+}
+
 /* Measures the variants of o on the GPU here and imports the results. */
 static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const char *records, const char *gpu,
                    diag *d) {
@@ -140,7 +194,7 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const ch
       diag_report(d, DIAG_REMARK, m->path, 0, 0, "every variant within the budget is in the records for %s: "
                   "nothing new to measure (--budget=N goes further, --remeasure measures them again) [-Rselect]", gpu);
     else if (ok)
-      ok = kfuse_run_runner(runner, dir, 0, o->budget_s, NULL, d) && rec_import(db, dir, d);
+      ok = kfuse_run_runner(runner, dir, 0, 0, o->budget_s, NULL, d) && rec_import(db, dir, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: measured the variants of %s in %s\n", m->path, dir);
   }
@@ -184,18 +238,12 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
     rec_close(db);
     return 0;
   }
-  /* One variant must win for every entry: variants are whole files. */
   rec_choice *ch = arena_alloc(m->arena, sizeof *ch * (size_t)(m->nentries + 1));
-  const char *why = NULL;
-  for (int i = 0; i < m->nentries && !why; i++) {
-    rec_best(db, hash, m->entries[i].name, target, 0, &ch[i], d);
-    if (!ch[i].found)
-      why = arena_printf(m->arena, "no variant of '%s' is recorded as verified and faster on %s",
-                         m->entries[i].name, target);
-    else if (i && strcmp(ch[i].recipe, ch[0].recipe))
-      why = arena_printf(m->arena, "the best variants of '%s' and '%s' differ (%s, %s)", m->entries[0].name,
-                         m->entries[i].name, ch[0].recipe, ch[i].recipe);
-  }
+  const char *why = choose(db, m, hash, target, ch, d);
+  /* Here, a record of an older verifier than the runner's is verified again before it is
+   * applied; one that fails is quarantined, and the choice is made again without it. */
+  if (!why && local_gpu && !o->no_measure && !strcmp(target, gpu))
+    why = reverify_choice(o, db, m, hash, target, ch, d);
   char *text = NULL;
   size_t n = 0;
   if (!why) {
@@ -487,7 +535,7 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
   kfuse_status st = kfuse_bundle(&bo, NULL, d);
   /* The runner prints the evidence: every binding's verdict, the times, the speedup and
    * its interval. */
-  if (st == KFUSE_OK && !kfuse_run_runner(runner, dir, o->deterministic, 0, NULL, d))
+  if (st == KFUSE_OK && !kfuse_run_runner(runner, dir, o->deterministic, 0, 0, NULL, d))
     st = KFUSE_INPUT_ERROR;
   if (st == KFUSE_OK && o->records)
     st = kfuse_import(o->records, dir, d);

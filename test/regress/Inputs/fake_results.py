@@ -3,7 +3,9 @@ by hand as an H200 would have (every variant verified, v1 the faster final candi
 that tests can import a baseline into the records without a GPU.
 
 FAKE_FAST=PREFIX: the variant whose recipe starts with PREFIX is the fast one instead of v1.
-FAKE_FAIL=PREFIX: variants whose recipe starts with PREFIX fail verification."""
+FAKE_FAIL=PREFIX: variants whose recipe starts with PREFIX fail verification.
+FAKE_RANKED=1: every variant is faster, v1 most (2x), each next one a little less.
+FAKE_VERIFIER=N: device.tsv names verifier version N (a runner since session 18)."""
 import os
 import sys
 
@@ -20,10 +22,11 @@ for line in open(d + "/manifest.txt"):
     elif w and w[0] in ("tune", "check"):
         bindings[entries[-1]].append((w[0], " ".join(w[1:])))
 with open(d + "/device.tsv", "w") as f:
+    verifier = os.environ.get("FAKE_VERIFIER")
     f.write("gpu\tsm_count\tcompute_capability\tdriver_version\tcuda_driver_version\truntime_version"
-            "\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\tmeasured_at\n")
+            "\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\tmeasured_at" + ("\tverifier_version" if verifier else "") + "\n")
     f.write("NVIDIA H200\t132\t9.0\t580.159.04\t13.0\t13.0\tCuda compilation tools, release 13.0, V13.0.88"
-            "\t-O3 -arch=sm_90\t62914560\t150109880320\t2026-12-04T12:00:00Z\n")
+            "\t-O3 -arch=sm_90\t62914560\t150109880320\t2026-12-04T12:00:00Z" + ("\t" + verifier if verifier else "") + "\n")
 fast = "v1"
 if os.environ.get("FAKE_FAST"):
     fast = next((v for v in variants if recipe[v].startswith(os.environ["FAKE_FAST"])), None)
@@ -39,6 +42,10 @@ with open(d + "/results.tsv", "w") as f:
                     f.write(f"{v}\t{e}\t{b}\tok\tverified\t\t\t\t\t\t\t\t\tcheck\n")
                 elif v == "ref":
                     f.write(f"ref\t{e}\t{b}\tok\tverified\t1\t0.99\t1.01\t50\t\t\t\t0.01\ttune\n")
+                elif os.environ.get("FAKE_RANKED"):
+                    k = int(v[1:])
+                    t = 0.5 + 0.01 * k
+                    f.write(f"{v}\t{e}\t{b}\tfaster\tverified\t{t:.2f}\t{t - 0.01:.2f}\t{t + 0.01:.2f}\t50\t{1 / t:.4f}\t{1 / t - 0.1:.4f}\t{1 / t + 0.1:.4f}\t0.001\ttune\n")
                 elif v == fast:
                     f.write(f"{v}\t{e}\t{b}\tfaster\tverified\t0.5\t0.49\t0.51\t50\t2\t1.9\t2.1\t0.001\ttune\n")
                 else:
