@@ -382,6 +382,10 @@ static int eval_groups(const rec_row *rows, int n, eval_group **out) {
   return ng;
 }
 
+/* Whether a group counts: min_variants or more, and one of them faster than the reference
+ * (where none is, kfuse keeps the reference, whatever the order). */
+static int evaluated(const eval_group *g, int min_variants) { return g->n >= min_variants && g->best > 1; }
+
 int ranker_evaluate(const char *db_path, int rounds, int min_variants, const char *curves, FILE *out, diag *d) {
   rec_db *db = rec_open(db_path, d);
   if (!db)
@@ -396,7 +400,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     g->best = 0;
     for (int k = 0; k < g->n; k++)
       g->best = g->items[k].speedup > g->best ? g->items[k].speedup : g->best;
-    neval += g->n >= min_variants && g->best > 0;
+    neval += evaluated(g, min_variants);
     longest = g->n > longest ? g->n : longest;
   }
   if (ok && neval == 0) {
@@ -414,7 +418,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
   for (size_t l = 0; ok && l < sizeof levels / sizeof *levels; l++) {
     int held = 0, m = 0, g = 0;
     for (int i = 0; i < ng; i++) {
-      held += !strcmp(gs[i].level, levels[l]) && gs[i].n >= min_variants && gs[i].best > 0;
+      held += !strcmp(gs[i].level, levels[l]) && evaluated(&gs[i], min_variants);
       if (strcmp(gs[i].level, levels[l]) != 0)
         m += gs[i].n, g++;
     }
@@ -444,7 +448,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     ranker r = {b};
     for (int i = 0; ok && i < ng; i++) {
       eval_group *e = &gs[i];
-      if (strcmp(e->level, levels[l]) != 0 || e->n < min_variants || !(e->best > 0))
+      if (strcmp(e->level, levels[l]) != 0 || !evaluated(e, min_variants))
         continue;
       double target = 0.95 * e->best;
       int good = 0;
@@ -496,7 +500,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     int lc = 0, lr = 0;
     for (int i = 0; i < ng; i++) {
       const eval_group *e = &gs[i];
-      if (strcmp(e->level, levels[l]) != 0 || e->n < min_variants || !(e->best > 0))
+      if (strcmp(e->level, levels[l]) != 0 || !evaluated(e, min_variants))
         continue;
       const char *base = e->source && strrchr(e->source, '/') ? strrchr(e->source, '/') + 1 : e->source;
       char what[512], ranked[32] = "-";
@@ -541,7 +545,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
       int c = 0, cr = 0;
       for (int i = 0; i < ng; i++) {
         const eval_group *e = &gs[i];
-        if (e->n < min_variants || !(e->best > 0))
+        if (!evaluated(e, min_variants))
           continue;
         double *sorted = xmalloc(sizeof *sorted * (size_t)e->n), rule = 0, ranked = 0;
         for (int k = 0; k < e->n; k++) {
