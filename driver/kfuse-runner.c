@@ -35,6 +35,9 @@ static const char usage[] =
     "                     from the start (builds included); those left are not measured\n"
     "                     and have no rows in results.tsv\n"
     "  --no-time          verify only\n"
+    "  --retime N         re-time the best verified variant against the reference, and\n"
+    "                     the next ones within 10% of its first-round speedup, up to N in\n"
+    "                     all (default 3; 1: the best alone)\n"
     "  --no-prune         measure variants that spill too (by default a variant whose\n"
     "                     kernels spill is left out when one of the same passes with\n"
     "                     other parameters does not)\n"
@@ -115,6 +118,11 @@ int main(int argc, char **argv) {
       o.sanitize = 1;
     } else if (strcmp(a, "--no-time") == 0) {
       o.time = 0;
+    } else if (strcmp(a, "--retime") == 0) {
+      if ((v = number(next, 1)) < 0)
+        return bad_usage("--retime needs a whole number of variants, at least 1, not '%s'", next ? next : "");
+      o.retime = (int)v;
+      i++;
     } else if (strcmp(a, "--no-prune") == 0) {
       o.prune = 0;
     } else if (strcmp(a, "--list") == 0) {

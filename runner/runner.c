@@ -674,9 +674,13 @@ static int compare(run *r, int v, int entry) {
   return 0;
 }
 
-/* Pick the final candidate of one entry: the verified variants, best score first; the
- * first that survives the sanitizer (with --sanitize) is re-timed against the reference.
- * Without timing there is no order and every verified variant is sanitized. */
+/* Pick the final candidates of one entry: the verified variants, best score first; the
+ * first that survives the sanitizer (with --sanitize) is re-timed against the reference,
+ * and after it, up to --retime in all, the next ones whose first-round score is within
+ * RETIME_WINDOW of its: where the first round cannot tell them apart, the interleaved
+ * re-timing decides (the records keep the best re-timed). Without timing there is no
+ * order and every verified variant is sanitized. */
+#define RETIME_WINDOW 0.10
 typedef struct ranked {
   int variant;
   double score;
@@ -704,16 +708,22 @@ static void choose_final(run *r, int entry) {
       order[n++] = (ranked){v, d->score};
   }
   qsort(order, (size_t)n, sizeof *order, by_score);
+  int retimed = 0;
+  double first = NAN;
   for (int i = 0; i < n && !r->broken; i++) {
+    /* after the first re-timed: only close ones, and no more than --retime in all */
+    if (retimed && (retimed >= r->o->retime || !(order[i].score >= first * (1 - RETIME_WINDOW))))
+      break;
     if (r->o->sanitize && sanitize(r, order[i].variant, entry) != 0)
       continue; /* it failed: the next one */
     if (!r->o->time)
       continue; /* nothing to time: sanitize them all */
+    if (verdict_of(r, 0, entry)->status == RESULT_FAILED)
+      break;
     msg_progress("%s: re-timing %s against the reference, interleaved", b->entries[entry].name,
                  b->variants[order[i].variant].name);
-    if (verdict_of(r, 0, entry)->status == RESULT_FAILED ||
-        compare(r, order[i].variant, entry) == 0)
-      break;
+    if (compare(r, order[i].variant, entry) == 0 && !retimed++)
+      first = order[i].score;
   }
   free(order);
 }
@@ -802,6 +812,7 @@ void runner_options_init(runner_options *o) {
   o->seeds = 3;
   o->time = 1;
   o->prune = 1;
+  o->retime = 3;
   o->jobs = cpus > 0 ? (int)cpus : 1;
 }
 

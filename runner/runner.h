@@ -2,7 +2,7 @@
  * runner.h: kfuse-runner, the measurer of kfuse (docs/runner.md). Given a bundle
  * directory (docs/bundle-format.md) it builds the reference and every variant with nvcc,
  * verifies each variant against the reference and times it, each in a worker process of
- * its own with a time limit, re-times the best verified variant against the reference
+ * its own with a time limit, re-times the best verified variants against the reference
  * interleaved, and writes DIR/results.tsv and DIR/device.tsv. The driver
  * (driver/kfuse-runner.c) only parses options and turns the status into an exit code.
  */
@@ -19,6 +19,8 @@ typedef struct runner_options {
   int sanitize;      /* 1: compute-sanitizer memcheck and racecheck on the kept variant */
   int time;          /* 0: verify only */
   int prune;         /* 1: leave out variants that spill where others of their passes do not */
+  int retime;        /* final candidates re-timed against the reference: the best, and the next
+                      * ones within 10% of its first-round score, up to this many in all */
   double deadline_s; /* > 0: no variant starts its verification after this many seconds */
   int list;          /* 1: print the manifest and the shapes that would be drawn; run nothing */
   int jobs;          /* nvcc processes at a time */
@@ -34,8 +36,8 @@ enum runner_status {
   RUNNER_NO_DEVICE = 4    /* no usable GPU, no nvcc, or results could not be written */
 };
 
-/* The defaults: 300 s, 50 reps, 3 seeds, timing and pruning on, as many jobs as
- * processors. */
+/* The defaults: 300 s, 50 reps, 3 seeds, timing and pruning on, 3 re-timed, as many jobs
+ * as processors. */
 void runner_options_init(runner_options *o);
 
 /* Run the bundle o->dir. Messages go to stderr (msg.h), a summary to stdout. */
