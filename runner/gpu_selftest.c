@@ -24,10 +24,18 @@
 
 static cudaStream_t stream;
 
+/* A copy to the device that is complete on return. A pageable cudaMemcpy returns once the
+ * host buffer is staged, and the DMA may still be under way when a kernel on a non-blocking
+ * stream (the tests' stream) reads the destination: a race, seen once with ten tests at once. */
+static cudaError_t to_device(void *dst, const void *src, size_t bytes) {
+  cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+  return e != cudaSuccess ? e : cudaDeviceSynchronize();
+}
+
 static void *dev_copy(const void *host, size_t bytes) {
   void *d = NULL;
   if (cudaMalloc(&d, bytes) != cudaSuccess ||
-      cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+      to_device(d, host, bytes) != cudaSuccess) {
     printf("cannot allocate %zu bytes on the GPU\n", bytes);
     exit(1);
   }
@@ -86,8 +94,8 @@ static void test_type(int type, int dist, double lo, double hi) {
     ec_set(type, back, 99, INFINITY);
     ec_set(type, other, 99, INFINITY);
     ec_set(type, back, 1000, NAN);
-    cudaMemcpy(dother, other, bytes, cudaMemcpyHostToDevice);
-    cudaMemcpy(dev, back, bytes, cudaMemcpyHostToDevice);
+    to_device(dother, other, bytes);
+    to_device(dev, back, bytes);
   }
   for (int finite_only = 0; finite_only < 2; finite_only++) {
     cmp_tol tol = cmp_tolerance(type, -1, -1);
@@ -107,14 +115,14 @@ static void test_type(int type, int dist, double lo, double hi) {
   memset(other + 5 * k, 0xff, k);
   memset(back + 5 * k, 0x7f, k);
   memset(other + 9 * k, 0xff, k);
-  cudaMemcpy(dother, other, bytes, cudaMemcpyHostToDevice);
-  cudaMemcpy(dev, back, bytes, cudaMemcpyHostToDevice);
+  to_device(dother, other, bytes);
+  to_device(dev, back, bytes);
   CHECK(gc_unwritten_both(dother, 0xff, dev, 0x7f, N, type, stream, &first) == 0 &&
         first == cmp_unwritten_both(type, other, 0xff, back, 0x7f, N) && first == 5);
   CHECK(gc_unwritten(dother, 0xff, dev, N, type, stream, &first) == 0 &&
         first == cmp_unwritten(type, other, 0xff, back, N) && first == 5);
   memset(other + 5 * k, 0x11, k);
-  cudaMemcpy(dother, other, bytes, cudaMemcpyHostToDevice);
+  to_device(dother, other, bytes);
   CHECK(gc_unwritten(dother, 0xff, dev, N, type, stream, &first) == 0 &&
         first == cmp_unwritten(type, other, 0xff, back, N) && first == 9);
   cudaFree(dev);
@@ -139,7 +147,7 @@ static void test_large(void) {
   cudaMemcpy(&byte, dev + n - 3, 1, cudaMemcpyDeviceToHost);
   CHECK(byte == (unsigned char)ec_draw_value(&d, n - 3));
   byte = (unsigned char)(byte + 1);
-  cudaMemcpy(dev + n - 3, &byte, 1, cudaMemcpyHostToDevice);
+  to_device(dev + n - 3, &byte, 1);
   CHECK(gc_fill_check(dev, n, &d, stream, &first) == 0 && first == n - 3);
   uint64_t h;
   CHECK(gc_hash(dev, n, KB_U8, stream, &h) == 0);
