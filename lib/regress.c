@@ -221,6 +221,18 @@ static void regress_line(source_report *r, const char *fmt, const char *a, const
   sb_printf(&r->why, fmt, a, b);
 }
 
+/* Whether entry e has a baseline choice (the variant the records select, into *c) that the
+ * rules no longer make byte for byte (made[i] with same[i]). */
+static int lost_choice(const kfuse_options *o, rec_db *db, const kmodel *m, int e, const char *hash,
+                       const bundle_variant *made, const int *same, int nmade, rec_choice *c, diag *d) {
+  if (!rec_best(db, hash, m->entries[e].name, o->resume_gpu, 0, c, d) || !c->found)
+    return 0;
+  for (int i = 0; i < nmade; i++)
+    if (made[i].known && same[i] && !strcmp(made[i].recipe, c->recipe))
+      return 0;
+  return 1;
+}
+
 /*
  * With a GPU here: measures what changed in one run of kfuse-runner and flags regressions.
  * The bundle holds the reference, the baseline's choice for each entry (the variant the
@@ -247,13 +259,8 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
   int nchanged = n, nbase = 0, nkept = 0;
   for (int e = 0; e < m->nentries; e++) {
     rec_choice c;
-    if (!rec_best(db, hash, m->entries[e].name, o->resume_gpu, 0, &c, d) || !c.found)
-      continue;
-    int kept = 0;
-    for (int i = 0; i < nmade && !kept; i++)
-      kept = made[i].known && same[i] && !strcmp(made[i].recipe, c.recipe);
-    if (kept)
-      continue; /* the rules still make the baseline's choice: it can only be beaten */
+    if (!lost_choice(o, db, m, e, hash, made, same, nmade, &c, d))
+      continue; /* none, or the rules still make it: it can only be beaten */
     size_t len = strlen(c.recipe) + 10;
     char *label = xmalloc(len);
     snprintf(label, len, "baseline:%s", c.recipe);
@@ -396,12 +403,7 @@ static void bisect(const kfuse_options *o, rec_db *db, const kmodel *m, const ch
                    const int *same, int nmade, source_report *r, diag *d) {
   for (int e = 0; e < m->nentries; e++) {
     rec_choice c;
-    if (!rec_best(db, hash, m->entries[e].name, o->resume_gpu, 0, &c, d) || !c.found)
-      continue;
-    int kept = 0;
-    for (int i = 0; i < nmade && !kept; i++)
-      kept = made[i].known && same[i] && !strcmp(made[i].recipe, c.recipe);
-    if (kept)
+    if (!lost_choice(o, db, m, e, hash, made, same, nmade, &c, d))
       continue;
     size_t size = 0;
     char *before = rec_variant_source(db, hash, c.recipe, &size, d);
