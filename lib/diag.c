@@ -1,4 +1,5 @@
 /* diag.c: the one place diagnostics are formatted. */
+#define _XOPEN_SOURCE 700
 #include "diag.h"
 
 #include <stdarg.h>
@@ -115,6 +116,28 @@ void diag_set_remarks(diag *d, int show) { d->show_remarks = show; }
 void diag_set_listener(diag *d, diag_listener fn, void *ctx) {
   d->listener = fn;
   d->listener_ctx = ctx;
+}
+
+void diag_memory_open(diag_memory *m) {
+  m->text = NULL;
+  m->len = 0;
+  m->f = open_memstream(&m->text, &m->len);
+  m->d = m->f ? diag_new(m->f) : NULL;
+}
+
+size_t diag_memory_first_error(diag_memory *m, const char **line) {
+  if (m->f)
+    fflush(m->f);
+  return diag_first_error(m->text, line);
+}
+
+void diag_memory_close(diag_memory *m) {
+  if (m->d)
+    diag_free(m->d);
+  if (m->f)
+    fclose(m->f);
+  free(m->text);
+  *m = (diag_memory){0};
 }
 
 size_t diag_first_error(const char *text, const char **line) {

@@ -34,4 +34,17 @@ void diag_set_listener(diag *d, diag_listener fn, void *ctx);
  * (0: none). */
 size_t diag_first_error(const char *text, const char **line);
 
+/* Diagnostics kept in memory, for a caller that shows only the first error. */
+typedef struct diag_memory {
+  diag *d;    /* NULL when out of memory */
+  FILE *f;
+  char *text;
+  size_t len;
+} diag_memory;
+/* Opens m; m->d is NULL when that fails. */
+void diag_memory_open(diag_memory *m);
+/* The first error reported to m->d so far (diag_first_error). */
+size_t diag_memory_first_error(diag_memory *m, const char **line);
+void diag_memory_close(diag_memory *m);
+
 #endif

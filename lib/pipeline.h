@@ -98,6 +98,13 @@ char *kfuse_find_runner(const char *argv0);
  * Returns 0 after reporting a runner that did not finish. */
 int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int no_time, int deadline_s,
                      const char *log, diag *d);
+/* Creates the directory $TMPDIR (else /tmp)/kfuse-STEM-XXXXXX: 1 with its path in out[n];
+ * 0 after reporting the failure to d (when d is not NULL). */
+int kfuse_mkdtemp(const char *stem, char *out, size_t n, diag *d);
+/* The first failure of each variant in the runner's results.tsv under dir: fail[i] (a
+ * malloc'd "entry binding B: reason", or NULL) for variant v(i+1); seen[i]: it has rows.
+ * Returns 0 when the file cannot be read. */
+int kfuse_read_verdicts(const char *dir, int n, char **fail, int *seen);
 /* The verifier version of that kfuse-runner (its --version says "verifier N"); 0 for a
  * runner from before versions. */
 int kfuse_runner_verifier_version(const char *runner);

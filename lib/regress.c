@@ -70,9 +70,9 @@ static void find_sources(const char *dir, const char *prefix, char ***files, int
 }
 
 /* The first error of kfuse's messages, into out. */
-static void first_error(const char *text, strbuf *out) {
+static void first_error(diag_memory *msgs, strbuf *out) {
   const char *line;
-  size_t n = diag_first_error(text, &line);
+  size_t n = diag_memory_first_error(msgs, &line);
   if (n)
     sb_putn(out, line, n);
   else
@@ -310,10 +310,9 @@ static void measure_changes(const kfuse_options *o, const regress_env *env, rec_
   }
 
   /* $TMPDIR (else /tmp)/kfuse-regress-XXXXXX: kept when a regression is its evidence */
-  const char *tmpdir = getenv("TMPDIR");
   char tmpl[4096], dir[4200], log_path[4200], scratch_path[4200];
-  snprintf(tmpl, sizeof tmpl, "%s/kfuse-regress-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (!mkdtemp(tmpl)) {
+  if (!kfuse_mkdtemp("regress", tmpl, sizeof tmpl, NULL)) {
+    const char *tmpdir = getenv("TMPDIR");
     sb_printf(&r->detail, "  not measured: cannot create a temporary directory in %s\n",
               tmpdir && *tmpdir ? tmpdir : "/tmp");
     regress_line(r, "could not measure: no temporary directory in %s%s", tmpdir && *tmpdir ? tmpdir : "/tmp", "");
@@ -490,10 +489,9 @@ static void bisect(const kfuse_options *o, rec_db *db, const kmodel *m, const ch
 /* Runs the passes on path and compares their variants with the records. */
 static void check_source(const kfuse_options *base, const regress_env *env, rec_db *db, const char *path,
                          source_report *r) {
-  char *msgs = NULL;
-  size_t msgs_len = 0;
-  FILE *mf = open_memstream(&msgs, &msgs_len);
-  diag *d = mf ? diag_new(mf) : NULL;
+  diag_memory msgs;
+  diag_memory_open(&msgs);
+  diag *d = msgs.d;
   tu *t = NULL;
   kmodel *m = NULL;
   if (!d) {
@@ -505,9 +503,8 @@ static void check_source(const kfuse_options *base, const regress_env *env, rec_
   t = tu_parse(path, &base->tu, d);
   m = t ? tu_model(t, d) : NULL;
   if (!m) {
-    fflush(mf);
     r->what = R_ERROR;
-    first_error(msgs, &r->detail);
+    first_error(&msgs, &r->detail);
     goto done;
   }
 
@@ -528,9 +525,8 @@ static void check_source(const kfuse_options *base, const regress_env *env, rec_
       known[nknown++] = all[i];
     }
   if (nall < 0 || diag_errors(d)) {
-    fflush(mf);
     r->what = R_ERROR;
-    first_error(msgs, &r->detail);
+    first_error(&msgs, &r->detail);
     goto done;
   }
   if (nknown == 0) {
@@ -547,9 +543,8 @@ static void check_source(const kfuse_options *base, const regress_env *env, rec_
   bundle_variant *made = NULL;
   int nmade = kfuse_variants(&o, m, &made, NULL, known, nknown, d);
   if (nmade < 0 || diag_errors(d)) {
-    fflush(mf);
     r->what = R_ERROR;
-    first_error(msgs, &r->detail);
+    first_error(&msgs, &r->detail);
     goto done;
   }
   int *same = arena_alloc(m->arena, sizeof *same * (size_t)(nmade ? nmade : 1));
@@ -594,11 +589,7 @@ static void check_source(const kfuse_options *base, const regress_env *env, rec_
 done:
   if (t)
     tu_free(t);
-  if (d)
-    diag_free(d);
-  if (mf)
-    fclose(mf);
-  free(msgs);
+  diag_memory_close(&msgs);
 }
 
 static void xml_text(strbuf *b, const char *s) {

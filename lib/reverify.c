@@ -36,45 +36,6 @@ int kfuse_runner_verifier_version(const char *runner) {
   return version;
 }
 
-/* The first failure of each variant in the runner's results.tsv under dir: fail[i] (a
- * malloc'd "entry binding B: reason", or NULL) for variant v(i+1); seen[i]: it has rows.
- * Returns 0 when the file cannot be read. */
-static int read_verdicts(const char *dir, int n, char **fail, int *seen) {
-  size_t plen = strlen(dir) + 16;
-  char *path = xmalloc(plen);
-  snprintf(path, plen, "%s/results.tsv", dir);
-  FILE *f = fopen(path, "r");
-  free(path);
-  if (!f)
-    return 0;
-  char *line = NULL;
-  size_t cap = 0;
-  while (getline(&line, &cap, f) >= 0) {
-    char *field[5] = {line};
-    int k = 1;
-    for (char *p = line; *p && k < 5; p++)
-      if (*p == '\t') {
-        *p = '\0';
-        field[k++] = p + 1;
-      }
-    if (k < 5 || field[0][0] != 'v' || !strcmp(field[0], "variant"))
-      continue;
-    int i = atoi(field[0] + 1) - 1;
-    if (i < 0 || i >= n)
-      continue;
-    seen[i] = 1;
-    if (!strcmp(field[3], "failed") && !fail[i]) {
-      field[4][strcspn(field[4], "\t\r\n")] = '\0';
-      size_t len = strlen(field[1]) + strlen(field[2]) + strlen(field[4]) + 16;
-      fail[i] = xmalloc(len);
-      snprintf(fail[i], len, "%s binding %s: %s", field[1], field[2], field[4]);
-    }
-  }
-  free(line);
-  fclose(f);
-  return 1;
-}
-
 int kfuse_reverify(const kfuse_options *o, rec_db *db, const kmodel *m, const char *hash, const char *gpu, int version,
                    const char *const *recipes, int n, strbuf *report, diag *d) {
   char *runner = kfuse_find_runner(o->argv0);
@@ -99,13 +60,10 @@ int kfuse_reverify(const kfuse_options *o, rec_db *db, const kmodel *m, const ch
     k++;
   }
   int quarantined = 0;
-  const char *tmpdir = getenv("TMPDIR");
   char tmpl[4096], dir[4200], log_path[4200];
-  snprintf(tmpl, sizeof tmpl, "%s/kfuse-verify-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
   if (k == 0)
     goto out;
-  if (!mkdtemp(tmpl)) {
-    diag_report(d, DIAG_ERROR, tmpl, 0, 0, "cannot create a temporary directory: %s", strerror(errno));
+  if (!kfuse_mkdtemp("verify", tmpl, sizeof tmpl, d)) {
     quarantined = -1;
     goto out;
   }
@@ -114,7 +72,7 @@ int kfuse_reverify(const kfuse_options *o, rec_db *db, const kmodel *m, const ch
   char **fail = calloc((size_t)k, sizeof *fail);
   int *seen = calloc((size_t)k, sizeof *seen);
   if (!bundle_write(m, dir, vs, k, &o->tu, d) || !kfuse_run_runner(runner, dir, o->deterministic, 1, 0, log_path, d) ||
-      !read_verdicts(dir, k, fail, seen)) {
+      !kfuse_read_verdicts(dir, k, fail, seen)) {
     diag_report(d, DIAG_ERROR, tmpl, 0, 0, "the re-verification did not run (its log: %s)", log_path);
     quarantined = -1;
   }
@@ -167,27 +125,21 @@ static int verify_source(const kfuse_options *o, rec_db *db, const char *gpu, in
     return 1;
   }
   /* The reference, as a file of its own name, for the front end. */
-  const char *tmpdir = getenv("TMPDIR");
   char tmpl[4096], path[4400];
-  snprintf(tmpl, sizeof tmpl, "%s/kfuse-ref-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (!mkdtemp(tmpl)) {
-    diag_report(d, DIAG_ERROR, tmpl, 0, 0, "cannot create a temporary directory: %s", strerror(errno));
+  if (!kfuse_mkdtemp("ref", tmpl, sizeof tmpl, d)) {
     free(ref);
     return 0;
   }
   snprintf(path, sizeof path, "%s/%s", tmpl, name);
   int ok = kfuse_write_file(path, ref, size, d);
   free(ref);
-  char *msgs = NULL;
-  size_t msgs_len = 0;
-  FILE *mf = open_memstream(&msgs, &msgs_len);
-  diag *quiet = mf ? diag_new(mf) : NULL;
-  tu *t = ok && quiet ? tu_parse(path, &o->tu, quiet) : NULL;
-  kmodel *m = t ? tu_model(t, quiet) : NULL;
+  diag_memory msgs;
+  diag_memory_open(&msgs);
+  tu *t = ok && msgs.d ? tu_parse(path, &o->tu, msgs.d) : NULL;
+  kmodel *m = t ? tu_model(t, msgs.d) : NULL;
   if (ok && !m) {
-    fflush(mf);
     const char *line;
-    size_t len = msgs ? diag_first_error(msgs, &line) : 0;
+    size_t len = diag_memory_first_error(&msgs, &line);
     printf("%s: not checked: its reference no longer goes through kfuse: %.*s\n", name, (int)len, len ? line : "");
   }
   int result = ok;
@@ -209,11 +161,7 @@ static int verify_source(const kfuse_options *o, rec_db *db, const char *gpu, in
   }
   if (t)
     tu_free(t);
-  if (quiet)
-    diag_free(quiet);
-  if (mf)
-    fclose(mf);
-  free(msgs);
+  diag_memory_close(&msgs);
   unlink(path);
   rmdir(tmpl);
   fflush(stdout);

@@ -59,6 +59,60 @@ char *kfuse_find_runner(const char *argv0) {
   return NULL;
 }
 
+int kfuse_mkdtemp(const char *stem, char *out, size_t n, diag *d) {
+  const char *tmpdir = getenv("TMPDIR");
+  if (!tmpdir || !*tmpdir)
+    tmpdir = "/tmp";
+  int len = snprintf(out, n, "%s/kfuse-%s-XXXXXX", tmpdir, stem);
+  if (len < 0 || (size_t)len >= n) {
+    if (d)
+      diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot create a temporary directory: $TMPDIR (%s) is too long", tmpdir);
+    return 0;
+  }
+  if (!mkdtemp(out)) {
+    if (d)
+      diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot create a temporary directory in %s: %s", tmpdir, strerror(errno));
+    return 0;
+  }
+  return 1;
+}
+
+int kfuse_read_verdicts(const char *dir, int n, char **fail, int *seen) {
+  size_t plen = strlen(dir) + 16;
+  char *path = xmalloc(plen);
+  snprintf(path, plen, "%s/results.tsv", dir);
+  FILE *f = fopen(path, "r");
+  free(path);
+  if (!f)
+    return 0;
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) >= 0) {
+    char *field[5] = {line};
+    int k = 1;
+    for (char *p = line; *p && k < 5; p++)
+      if (*p == '\t') {
+        *p = '\0';
+        field[k++] = p + 1;
+      }
+    if (k < 5 || field[0][0] != 'v' || !strcmp(field[0], "variant"))
+      continue;
+    int i = atoi(field[0] + 1) - 1;
+    if (i < 0 || i >= n)
+      continue;
+    seen[i] = 1;
+    if (!strcmp(field[3], "failed") && !fail[i]) {
+      field[4][strcspn(field[4], "\t\r\n")] = '\0';
+      size_t len = strlen(field[1]) + strlen(field[2]) + strlen(field[4]) + 16;
+      fail[i] = xmalloc(len);
+      snprintf(fail[i], len, "%s binding %s: %s", field[1], field[2], field[4]);
+    }
+  }
+  free(line);
+  fclose(f);
+  return 1;
+}
+
 int kfuse_run_runner(const char *runner, const char *dir, int deterministic, int no_time, int deadline_s,
                      const char *log, diag *d) {
   pid_t pid = fork();
@@ -179,10 +233,10 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const ch
                 "(set KFUSE_RUNNER); nothing measured");
     return 0;
   }
-  char tmpl[] = "/tmp/kfuse-bundle-XXXXXX";
-  int ok = mkdtemp(tmpl) != NULL;
+  char tmpl[4096];
+  int ok = kfuse_mkdtemp("bundle", tmpl, sizeof tmpl, d);
   if (ok) {
-    char dir[64];
+    char dir[4200];
     snprintf(dir, sizeof dir, "%s/b", tmpl);
     kfuse_options bo = *o;
     bo.bundle_dir = dir;
@@ -468,39 +522,20 @@ kfuse_status kfuse_show_records(const char *records, diag *d) {
 }
 
 /* Whether the runner's results in dir have the candidate (the one variant besides the
- * reference) verified on every binding; reports the first failure to d. */
+ * reference, v1) verified on every binding; reports the first failure to d. */
 static int candidate_verified(const char *dir, const char *cand, diag *d) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/results.tsv", dir);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    diag_report(d, DIAG_ERROR, path, 0, 0, "kfuse-runner wrote no results");
+  char *fail = NULL;
+  int seen = 0;
+  if (!kfuse_read_verdicts(dir, 1, &fail, &seen)) {
+    diag_report(d, DIAG_ERROR, dir, 0, 0, "kfuse-runner wrote no results.tsv");
     return 0;
   }
-  char line[8192];
-  int rows = 0, ok = 1;
-  while (ok && fgets(line, sizeof line, f)) {
-    char *field[5] = {line};
-    int n = 1;
-    for (char *p = line; *p && n < 5; p++)
-      if (*p == '\t') {
-        *p = '\0';
-        field[n++] = p + 1;
-      }
-    if (n < 5 || !strcmp(field[0], "variant") || !strcmp(field[0], "ref"))
-      continue;
-    field[4][strcspn(field[4], "\t\n")] = '\0';
-    rows++;
-    if (!strcmp(field[3], "failed")) {
-      diag_report(d, DIAG_ERROR, cand, 0, 0, "not verified: %s binding %s: %s", field[1], field[2], field[4]);
-      ok = 0;
-    }
-  }
-  fclose(f);
-  if (ok && !rows) {
-    diag_report(d, DIAG_ERROR, path, 0, 0, "no result for the candidate");
-    ok = 0;
-  }
+  if (fail)
+    diag_report(d, DIAG_ERROR, cand, 0, 0, "not verified: %s", fail);
+  else if (!seen)
+    diag_report(d, DIAG_ERROR, dir, 0, 0, "no result for the candidate in results.tsv");
+  int ok = !fail && seen;
+  free(fail);
   return ok;
 }
 
@@ -517,13 +552,12 @@ kfuse_status kfuse_check(const kfuse_options *o, const char *cand, diag *d) {
     diag_report(d, DIAG_ERROR, NULL, 0, 0, "kfuse-runner not found beside kfuse (set KFUSE_RUNNER)");
     return KFUSE_NO_GPU;
   }
-  char tmpl[] = "/tmp/kfuse-check-XXXXXX";
-  if (!mkdtemp(tmpl)) {
+  char tmpl[4096];
+  if (!kfuse_mkdtemp("check", tmpl, sizeof tmpl, d)) {
     free(runner);
-    diag_report(d, DIAG_ERROR, NULL, 0, 0, "cannot create a temporary directory: %s", strerror(errno));
     return KFUSE_OUTPUT_ERROR;
   }
-  char dir[64];
+  char dir[4200];
   snprintf(dir, sizeof dir, "%s/b", tmpl);
   const char *vs[1] = {cand};
   kfuse_options bo = *o;
