@@ -5,7 +5,10 @@
 #   %corpus         benchmarks/corpus
 #   %srcroot, %objroot  the source tree and the build tree
 #   %nvcc           nvcc -arch=sm_90 (compile-only tests need no GPU)
-# Features: `gpu` when a CUDA GPU answers nvidia-smi; `asan` in a sanitized build.
+#   %kfuse-export   the exporter (python/kfuse_export) run by the torch environment's Python
+# Features: `gpu` when a CUDA GPU answers nvidia-smi; `asan` in a sanitized build; `torch`
+# when $KFUSE_TORCH_PYTHON names a Python with torch (scripts/torch-env makes one), outside
+# the sanitized build (the exporter is Python; its tests run once).
 import os
 import shutil
 import subprocess
@@ -26,6 +29,13 @@ for var in ("HOME", "TMPDIR", "CUDA_VISIBLE_DEVICES"):
         config.environment[var] = os.environ[var]
 
 bindir = config.kfuse_obj_root
+torch_python = os.environ.get("KFUSE_TORCH_PYTHON", "")
+if torch_python and os.access(torch_python, os.X_OK) and not config.sanitized:
+    config.available_features.add("torch")
+    config.environment["PYTHONPATH"] = os.path.join(config.kfuse_src_root, "python")
+    config.environment["KFUSE_TORCH_PYTHON"] = torch_python
+    config.substitutions.append(("%kfuse-export", "%s -m kfuse_export" % torch_python))
+    config.substitutions.append(("%torch-bin", os.path.dirname(torch_python)))
 config.substitutions.append(("%kfuse-runner", os.path.join(bindir, "driver", "kfuse-runner")))
 config.substitutions.append(("%kfuse-launch", os.path.join(bindir, "driver", "kfuse-launch")))
 config.substitutions.append(("%kfuse", os.path.join(bindir, "driver", "kfuse")))
