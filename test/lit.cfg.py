@@ -36,6 +36,7 @@ if torch_python and os.access(torch_python, os.X_OK) and not config.sanitized:
     config.environment["KFUSE_TORCH_PYTHON"] = torch_python
     config.substitutions.append(("%kfuse-export", "%s -m kfuse_export" % torch_python))
     config.substitutions.append(("%torch-bin", os.path.dirname(torch_python)))
+    config.substitutions.append(("%{python-torch}", torch_python))
 config.substitutions.append(("%kfuse-runner", os.path.join(bindir, "driver", "kfuse-runner")))
 config.substitutions.append(("%kfuse-launch", os.path.join(bindir, "driver", "kfuse-launch")))
 config.substitutions.append(("%kfuse", os.path.join(bindir, "driver", "kfuse")))

@@ -45,6 +45,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="kfuse-export", description=__doc__)
     ap.add_argument("module", nargs="?", help="a Python file with Model, get_inputs() and get_init_inputs()")
     ap.add_argument("-o", "--output", default="-", help="the .cu to write ('-': standard output, the default)")
+    ap.add_argument("--twin", metavar="FILE.py",
+                    help="also write the PyTorch twin that benchmarks/run calls beside the .cu (a corpus of "
+                         "exported problems)")
     ap.add_argument("--static", action="store_true",
                     help="every size fixed at the example's (no symbolic batch dimension)")
     ap.add_argument("--verify", action="store_true",
@@ -68,7 +71,13 @@ def main(argv=None):
             print("%s: note: captured with %s%s" % (args.module, cap.method,
                                                    "; " + "; ".join(cap.fallbacks) if cap.fallbacks else ""),
                   file=sys.stderr)
+        twin = None
+        if args.twin:
+            from .emit import twin_source
+            twin = twin_source(problem, info, os.path.basename(args.output))
         write_atomic(args.output, text)
+        if twin is not None:
+            write_atomic(args.twin, twin)
         if args.verify:
             from .verify import twin_check
             ok, report = twin_check(problem, info, text, args.nvcc)

@@ -229,3 +229,55 @@ def export_source(problem, cap, torch_version=None):
             "outputs": [name for _, name in outputs],
             "tol": (1e-3, 1e-4) if lw.accumulates else None}
     return text, info
+
+
+TWIN = '''"""The PyTorch twin of %(cu)s, exported by kfuse-export %(version)s from %(problem)s: the
+module itself (eval mode), called the way benchmarks/run calls a corpus twin, with its
+parameters and buffers taken from the entry's in buffers. The problem file is read in place:
+$KFUSE_KERNELBENCH, else the folder it was exported from."""
+import importlib.util
+import os
+
+import torch
+from torch.func import functional_call
+
+ENTRY = %(entry)r
+PROBLEM = %(rel)r
+FOLDER = os.environ.get("KFUSE_KERNELBENCH", %(folder)r)
+STATE = %(state)r  # the module's parameters and buffers, in the entry's order after the inputs
+INPUTS = %(ninputs)d
+
+_models = {}
+
+
+def _model(device):
+    if device not in _models:
+        path = os.path.join(FOLDER, PROBLEM)
+        spec = importlib.util.spec_from_file_location("kfuse_twin_problem", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        torch.manual_seed(0)
+        _models[device] = module.Model(*module.get_init_inputs()).to(device).eval()
+    return _models[device]
+
+
+def forward(*tensors, **sizes):
+    model = _model(tensors[0].device)
+    state = dict(zip(STATE, tensors[INPUTS:]))
+    with torch.no_grad():
+        out = functional_call(model, state, tuple(tensors[:INPUTS]))
+    return tuple(out) if isinstance(out, (list, tuple)) else (out,)
+'''
+
+
+def twin_source(problem, info, cu_name):
+    """The corpus twin (NAME.py beside NAME.cu) of an exported problem."""
+    if any(not isinstance(x, torch.Tensor) for x in problem.inputs):
+        raise ExportError("get_inputs() returns a value that is not a tensor; the corpus twin passes tensors only",
+                          problem.path)
+    path = os.path.abspath(problem.path)
+    folder = os.path.dirname(os.path.dirname(path))
+    state = [info["state"][name] for kind, name in info["params"] if kind != "input"]
+    return TWIN % {"cu": cu_name, "version": __version__, "problem": os.path.basename(path),
+                   "entry": info["entry"], "rel": os.path.relpath(path, folder), "folder": folder,
+                   "state": state, "ninputs": sum(1 for kind, _ in info["params"] if kind == "input")}
