@@ -108,7 +108,9 @@ def _from_export(ep):
 
 def capture(problem, dynamic=True):
     """Captures problem's forward pass (a Capture)."""
+    from . import rnn
     model, args = problem.model, tuple(problem.inputs)
+    rnn.patch(model)  # recurrent layers kept whole (rnn.py)
     fallbacks = []
     spec = _dynamic_spec(problem) if dynamic else None
     attempts = []

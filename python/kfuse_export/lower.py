@@ -91,6 +91,13 @@ def fn(name, dtype):
     return name + "f" if dtype == torch.float32 else name
 
 
+class SizeOperand:
+    """A size (sympy) used as a pointwise operand, of C type ctype."""
+
+    def __init__(self, expr, ctype):
+        self.expr, self.ctype = expr, ctype
+
+
 class Kernel:
     """A kernel being written: its parameters, and the expressions that read its inputs."""
 
@@ -409,6 +416,9 @@ class Lowering:
             seq = self.vals.get(node.args[0])
             self.vals[node] = seq[node.args[1]] if isinstance(seq, (list, tuple)) else None
             return
+        if str(target) == "kfuse_export.rnn.default":
+            self.vals[node] = self.op_rnn(node)
+            return
         if not isinstance(target, torch._ops.OpOverload):
             name = getattr(target, "__name__", str(target))
             if name.startswith("sym_") or target in (operator.mul, operator.add, operator.sub,
@@ -460,7 +470,9 @@ class Lowering:
         k = self.kernel(op)
         reads = []
         for x in operands:
-            if isinstance(x, Val):
+            if isinstance(x, SizeOperand):  # a size, printed in the kernel (its symbols become parameters)
+                reads.append("(%s)%s" % (x.ctype, k.pr.atom(x.expr)))
+            elif isinstance(x, Val):
                 r = k.read_flat(x, sizes)
                 if x.dtype != t and t in FLOATS:
                     r = "(%s)%s" % (CTYPE[t], r)
@@ -478,7 +490,7 @@ class Lowering:
             if isinstance(v, Val):
                 return v
             if isinstance(v, sympy.Expr):
-                return "(%s)%s" % (CTYPE.get(t, "float"), self.pr.atom(v))
+                return SizeOperand(v, CTYPE.get(t, "float"))
             if isinstance(v, (bool, int, float)):
                 return flit(v, t)
             self.fail(node, "%s: an argument the exporter cannot place" % node.target)
@@ -1646,3 +1658,113 @@ class Lowering:
                                   "(%s){acc}" % t, torch.float64)
         return self.reduction(node, "vector_norm", x, dims, "0", "{acc} += pow(fabs((double){v}), %r);" % float(ord_),
                               "(%s)pow({acc}, %r)" % (t, 1.0 / float(ord_)), torch.float64)
+
+    # -- recurrent layers (rnn.py): per layer and direction, the inputs' GEMM over all steps,
+    # then a host loop over the steps: a GEMM of the hidden state and a cell kernel -------------
+    def op_rnn(self, node):
+        mode, xa, h0a, c0a, wa, has_bias, layers, batch_first, bidir = node.args
+        x, h0 = self.tensor(node, xa), self.tensor(node, h0a)
+        c0 = self.tensor(node, c0a) if mode == "lstm" else None
+        ws = [self.tensor(node, w) for w in wa]
+        if x.dtype != torch.float32:
+            self.fail(node, "a recurrent layer over %s tensors (float only)" % x.dtype)
+        D = 2 if bidir else 1
+        G = 4 if mode == "lstm" else 3
+        T, B = (x.sizes[1], x.sizes[0]) if batch_first else (x.sizes[0], x.sizes[1])
+        H = h0.sizes[2]
+        metas = self.meta(node)
+        out = self.new(node, torch.float32, [as_expr(s) for s in metas[0].shape], index=0)
+        hn = self.new(node, torch.float32, [as_expr(s) for s in metas[1].shape], index=1)
+        cn = self.new(node, torch.float32, [as_expr(s) for s in metas[2].shape], index=2) if mode == "lstm" else None
+        per = 4 if has_bias else 2
+        pr = self.pr
+        self.uses_cublas = True
+        self.accumulates = True
+        layer_in = x if x.is_contiguous() and is_const(x.offset, 0) else self.materialize(node, x, "rnn_input")
+        rows = T * B
+        gx = self._scratch(torch.float32, [rows, G * H])
+        gates = self._scratch(torch.float32, [B, G * H])
+        h = self._scratch(torch.float32, [B, H])
+        c = self._scratch(torch.float32, [B, H]) if mode == "lstm" else None
+        # the row of (batch b, step s) in an input or output laid out as the layer's
+        row = "b * %s + s" % pr.atom(T) if batch_first else "s * %s + b" % pr.atom(B)
+        for layer in range(layers):
+            last = layer == layers - 1
+            dst = out if last else self._scratch(torch.float32, [x.sizes[0], x.sizes[1], D * H])
+            feat = layer_in.sizes[2]
+            for d in range(D):
+                k0 = (layer * D + d) * per
+                w_ih, w_hh = ws[k0], ws[k0 + 1]
+                b_ih, b_hh = (ws[k0 + 2], ws[k0 + 3]) if has_bias else (None, None)
+                tag = "layer %d%s" % (layer, " reverse" if d else "")
+                # gx = x W_ih^T (+ b_ih, and + b_hh for an LSTM): every step at once
+                k = self.kernel("%s_input_bias" % mode)
+                terms = [k.at(b, ["i %% %s" % k.pr.atom(G * H)]) for b in (b_ih, b_hh if mode == "lstm" else None)
+                         if b is not None]
+                k.lines.append("%s = %s;" % (k.write(gx), " + ".join(terms) or "0.0f"))
+                self.launch(k, rows * G * H, "%s %s: the input biases of every step" % (mode, tag))
+                self.gemm(node, Val(layer_in.buf, torch.float32, [rows, feat]), w_ih.with_(
+                    [w_ih.sizes[1], w_ih.sizes[0]], [w_ih.strides[1], w_ih.strides[0]]), gx, beta=1.0)
+                # the state of this layer and direction, from h0 (and c0)
+                for src, st in ((h0, h), (c0, c)):
+                    if src is None:
+                        continue
+                    k = self.kernel("%s_state_in" % mode)
+                    sel = Val(src.buf, src.dtype, [B, H], [src.strides[1], src.strides[2]],
+                              src.offset + (layer * D + d) * src.strides[0])
+                    k.lines.append("%s = %s;" % (k.write(st), k.read_flat(sel, [B, H])))
+                    self.launch(k, B * H, "%s %s: the initial state" % (mode, tag))
+                start = len(self.body)
+                self.body.append("for (int64_t t = 0; t < %s; ++t) {" % pr(T))
+                self.body.append("  const int64_t s = %s;" % ("%s - 1 - t" % pr.atom(T) if d else "t"))
+                # gates = h W_hh^T (+ b_hh for a GRU, whose new gate needs it apart)
+                k = self.kernel("%s_hidden_bias" % mode)
+                k.lines.append("%s = %s;" % (k.write(gates), k.at(b_hh, ["i %% %s" % k.pr.atom(G * H)])
+                                             if (mode == "gru" and b_hh is not None) else "0.0f"))
+                self.launch(k, B * G * H, "%s %s: the hidden biases of a step" % (mode, tag))
+                self.gemm(node, h, w_hh.with_([w_hh.sizes[1], w_hh.sizes[0]], [w_hh.strides[1], w_hh.strides[0]]),
+                          gates, beta=1.0)
+                k = self.kernel("%s_cell" % mode)
+                k.params.append(("int64_t s", "s"))
+                gxs, gs, hs = k.buffer(gx), k.buffer(gates), k.buffer(h, True)
+                ob = k.buffer(dst, True)
+                Hc, GHc, DHc = k.pr.atom(H), k.pr.atom(G * H), k.pr.atom(D * H)
+                k.lines.append("const int64_t b = i / %s, j = i %% %s;" % (Hc, Hc))
+                k.lines.append("const int64_t r = %s;" % row.replace(pr.atom(T), k.pr.atom(T)).replace(
+                    pr.atom(B), k.pr.atom(B)))
+                k.lines.append("const float* x = %s + r * %s;" % (gxs, GHc))
+                k.lines.append("const float* g = %s + b * %s;" % (gs, GHc))
+                if mode == "lstm":
+                    cs = k.buffer(c, True)
+                    k.lines += [
+                        "const float ig = 1.0f / (1.0f + expf(-(x[j] + g[j])));",
+                        "const float fg = 1.0f / (1.0f + expf(-(x[%s + j] + g[%s + j])));" % (Hc, Hc),
+                        "const float cg = tanhf(x[2 * %s + j] + g[2 * %s + j]);" % (Hc, Hc),
+                        "const float og = 1.0f / (1.0f + expf(-(x[3 * %s + j] + g[3 * %s + j])));" % (Hc, Hc),
+                        "const float cn = fg * %s[i] + ig * cg;" % cs,
+                        "const float hn = og * tanhf(cn);",
+                        "%s[i] = cn;" % cs]
+                else:
+                    k.lines += [
+                        "const float rg = 1.0f / (1.0f + expf(-(x[j] + g[j])));",
+                        "const float zg = 1.0f / (1.0f + expf(-(x[%s + j] + g[%s + j])));" % (Hc, Hc),
+                        "const float ng = tanhf(x[2 * %s + j] + rg * g[2 * %s + j]);" % (Hc, Hc),
+                        "const float hn = (1.0f - zg) * ng + zg * %s[i];" % hs]
+                k.lines.append("%s[i] = hn;" % hs)
+                k.lines.append("%s[r * %s + %sj] = hn;" % (ob, DHc, "%s + " % k.pr.atom(d * H) if d else ""))
+                self.launch(k, B * H, "%s %s: the cell of one step, one thread per (batch, hidden unit)" % (mode, tag))
+                self.body.append("}")
+                for i in range(start + 2, len(self.body) - 1):
+                    self.body[i] = "  " + self.body[i]
+                for st, final in ((h, hn), (c, cn)):
+                    if st is None:
+                        continue
+                    k = self.kernel("%s_state_out" % mode)
+                    sel = Val(final.buf, final.dtype, [B, H], None, (layer * D + d) * B * H)
+                    k.lines.append("%s = %s;" % (k.at(sel, ["i / %s" % k.pr.atom(H), "i %% %s" % k.pr.atom(H)],
+                                                          write=True), k.read_flat(st, [B, H])))
+                    self.launch(k, B * H, "%s %s: the final state" % (mode, tag))
+            layer_in = dst
+        if cn is None:
+            cn = self._scratch(torch.float32, [sympy.Integer(0)])
+        return [out, hn, cn]

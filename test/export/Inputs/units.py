@@ -1,0 +1,52 @@
+"""Unit checks of the exporter's pieces that need no GPU: the twin check's comparison rule,
+size expressions printed as C, and the views' strides. Prints one line a check; exits 1 when
+one fails."""
+import sys
+
+import sympy
+import torch
+
+from kfuse_export.cexpr import Printer
+from kfuse_export.lower import Val, unflatten
+from kfuse_export.verify import compare
+
+failed = 0
+
+
+def check(name, got, want):
+    global failed
+    ok = got == want
+    failed += not ok
+    print("%s: %s%s" % (name, "ok" if ok else "FAILED", "" if ok else " (got %r, want %r)" % (got, want)))
+
+
+ref = torch.tensor([1.0, 2.0, float("nan"), float("inf")])
+check("equal", compare("y", ref.clone(), ref, 1e-4, 1e-5), None)
+near = ref.clone()
+near[1] += 1e-5
+check("within tolerance", compare("y", near, ref, 1e-4, 1e-5), None)
+far = ref.clone()
+far[1] += 1e-2
+check("beyond tolerance", (compare("y", far, ref, 1e-4, 1e-5) or "").startswith("'y' max|out-ref|"), True)
+nan = ref.clone()
+nan[0] = float("nan")
+check("nan where the module has none", compare("y", nan, ref, 1e-4, 1e-5),
+      "'y' element 0 is nan, the module's 1.0")
+ninf = ref.clone()
+ninf[3] = -float("inf")
+check("inf of the other sign", (compare("y", ninf, ref, 1e-4, 1e-5) or "").startswith("'y' element 3"), True)
+check("shape", compare("y", ref[:2], ref, 1e-4, 1e-5), "'y' has shape (2,), the module's (4,)")
+
+B = sympy.Symbol("s0")
+pr = Printer({"s0": "batch_size"})
+check("product", pr(4096 * B), "4096 * batch_size")
+check("sum", pr(B * 3 + 1), "3 * batch_size + 1")
+check("symbols used", pr.used, {"batch_size"})
+check("unflatten", unflatten("i", [B, sympy.Integer(24), sympy.Integer(40)], pr),
+      ["i / 960", "(i / 40) % 24", "i % 40"])
+v = Val("x", torch.float32, [B, 24, 40])
+check("contiguous strides", [str(s) for s in v.strides], ["960", "40", "1"])
+check("contiguous", v.is_contiguous(), True)
+t = v.with_([B, 40, 24], [960, 1, 40])
+check("a transposed view is not contiguous", t.is_contiguous(), False)
+sys.exit(1 if failed else 0)
