@@ -928,28 +928,24 @@ class Lowering:
         return out
 
     def op_index_select(self, node, op, overload):
-        x, dim, idx = self.tensor(node, node.args[0]), node.args[1], self.tensor(node, node.args[2])
-        dtype, sizes = self.out_meta(node)
-        dim %= x.ndim
-        out = self.new(node, dtype, sizes)
-        k = self.kernel("index_select")
-        coords = unflatten("i", sizes, k.pr)
-        coords[dim] = k.at(idx, [coords[dim]])
-        k.lines.append("%s = %s;" % (k.write(out), k.at(x, coords)))
-        self.launch(k, out.numel(), "aten.index_select")
-        return out
+        return self._indexed(node, op, whole=False)
 
     def op_gather(self, node, op, overload):
+        return self._indexed(node, op, whole=True)
+
+    def _indexed(self, node, op, whole):
+        """index_select (the index names a slice along dim: idx[coordinate]) and gather (an
+        index per output element: idx[coordinates])."""
         x, dim, idx = self.tensor(node, node.args[0]), node.args[1], self.tensor(node, node.args[2])
         dtype, sizes = self.out_meta(node)
         dim %= x.ndim
         out = self.new(node, dtype, sizes)
-        k = self.kernel("gather")
+        k = self.kernel(op)
         coords = unflatten("i", sizes, k.pr)
         src = list(coords)
-        src[dim] = k.at(idx, coords)
+        src[dim] = k.at(idx, coords if whole else [coords[dim]])
         k.lines.append("%s = %s;" % (k.write(out), k.at(x, src)))
-        self.launch(k, out.numel(), "aten.gather")
+        self.launch(k, out.numel(), "aten.%s along dimension %d" % (op, dim))
         return out
 
     # -- reductions: one thread per output element, a loop over the reduced ones ----------
@@ -1404,16 +1400,7 @@ class Lowering:
         return out
 
     def op_addmm(self, node, op, overload):
-        bias, a, b = (self.tensor(node, x) for x in node.args[:3])
-        beta = node.kwargs.get("beta", 1)
-        alpha = node.kwargs.get("alpha", 1)
-        dtype, sizes = self.out_meta(node)
-        out = self.new(node, dtype, sizes)
-        k = self.kernel("addmm_bias")
-        k.lines.append("%s = %s;" % (k.write(out), k.read_flat(bias, sizes)))
-        self.launch(k, out.numel(), "aten.addmm: the bias, broadcast into the output before the product")
-        self.gemm(node, a, b, out, alpha, beta)
-        return out
+        return self._add_product(node, op, batched=False)
 
     def op_bmm(self, node, op, overload):
         a, b = self.tensor(node, node.args[0]), self.tensor(node, node.args[1])
@@ -1423,15 +1410,21 @@ class Lowering:
         return out
 
     def op_baddbmm(self, node, op, overload):
+        return self._add_product(node, op, batched=True)
+
+    def _add_product(self, node, op, batched):
+        """addmm, baddbmm: the added tensor broadcast into the output, then the product
+        added to it (beta) by cuBLAS."""
         bias, a, b = (self.tensor(node, x) for x in node.args[:3])
         beta = node.kwargs.get("beta", 1)
         alpha = node.kwargs.get("alpha", 1)
         dtype, sizes = self.out_meta(node)
         out = self.new(node, dtype, sizes)
-        k = self.kernel("baddbmm_bias")
+        k = self.kernel(op + "_bias")
         k.lines.append("%s = %s;" % (k.write(out), k.read_flat(bias, sizes)))
-        self.launch(k, out.numel(), "aten.baddbmm: the added tensor, broadcast into the output")
-        self.gemm(node, a, b, out, alpha, beta, batch=sizes[0])
+        self.launch(k, out.numel(), "aten.%s: the %s, broadcast into the output before the product" % (
+            op, "added tensor" if batched else "bias"))
+        self.gemm(node, a, b, out, alpha, beta, batch=sizes[0] if batched else None)
         return out
 
     def op_mv(self, node, op, overload):
