@@ -179,7 +179,9 @@ def _capture_fx(problem, fallbacks):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gm = make_fx(forward, decomposition_table=core_aten_decompositions(),
+            # functionalized: in-place operators become their out-of-place forms
+            gm = make_fx(torch.func.functionalize(forward, remove="mutations_and_views"),
+                         decomposition_table=core_aten_decompositions(),
                          tracing_mode="fake")([state[k] for k in keys], *problem.inputs)
     except Exception as e:
         fallbacks.append("torch.fx (make_fx): %s" % _first_line(e))

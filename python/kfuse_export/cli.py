@@ -29,7 +29,14 @@ def write_atomic(path, text):
 
 def export_file(path, dynamic=True, lazy=True):
     """(text, info) of the module file at path."""
+    import logging
+    import warnings
+
     import torch
+    # torch's own logs and the module's warnings are not the exporter's messages: a failed
+    # way of capturing is said once, in the note
+    logging.getLogger("torch").setLevel(logging.CRITICAL)
+    warnings.filterwarnings("ignore")
 
     from .capture import capture
     from .emit import export_source

@@ -428,6 +428,11 @@ class Lowering:
             self.fail(node, "cannot lower %s: not an ATen operator" % name)
         op, overload = _name(target)
         handler = getattr(self, "op_" + op, None)
+        if handler is None and op.endswith("_copy") and getattr(self, "op_" + op[:-5], None):
+            # functionalized views (view_copy, permute_copy, ...): nothing writes to them, so
+            # the view is exact
+            op = op[:-5]
+            handler = getattr(self, "op_" + op)
         if handler is None:
             if op in UNARY:
                 handler = self.unary
@@ -851,6 +856,14 @@ class Lowering:
         dim = (node.args[1] if len(node.args) > 1 else 0) % x.ndim
         return [Val(x.buf, x.dtype, x.sizes[:dim] + x.sizes[dim + 1:], x.strides[:dim] + x.strides[dim + 1:],
                     x.offset + i * x.strides[dim]) for i in range(int(x.sizes[dim]))]
+
+    def op_unfold(self, node, op, overload):
+        x = self.tensor(node, node.args[0])
+        dim, size, step = node.args[1] % max(x.ndim, 1), node.args[2], node.args[3]
+        _, sizes = self.out_meta(node)
+        strides = list(x.strides)
+        strides[dim] = strides[dim] * step
+        return Val(x.buf, x.dtype, sizes, strides + [x.strides[dim]], x.offset)
 
     def op_as_strided(self, node, op, overload):
         x = self.tensor(node, node.args[0])
