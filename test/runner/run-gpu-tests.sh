@@ -10,6 +10,7 @@
 # With KFUSE=PATH (kfuse itself, e.g. from gpu-host-pack's /opt/kfuse-host), the GPU tests
 # of kfuse's commands under test/ (test/passes, test/select, ...) run too, with %kfuse and
 # %corpus substituted; kfuse finds the runner through KFUSE_RUNNER, set to the one built here.
+# The exporter's GPU tests (test/export) run with this machine's python3 and its torch.
 #
 # usage: test/runner/run-gpu-tests.sh [-j N] [BUILD_DIR]   (default BUILD_DIR:
 #        /tmp/kfuse-runner-gpu; N: parallel tests, default 6)
@@ -79,6 +80,8 @@ run_test() {
   mkdir -p "$(dirname "$t")"
   {
     sed -n 's/^.*RUN: *//p' "$file" | while IFS= read -r line; do
+      line=${line//%kfuse-export/env PYTHONPATH=$src/python python3 -m kfuse_export}
+      line=${line//%\{python-torch\}/env PYTHONPATH=$src/python python3}
       line=${line//%kfuse-runner/$runner}
       line=${line//%runner-gpu-selftest/$build/runner/runner-gpu-selftest}
       line=${line//%runner-selftest/$selftest}
