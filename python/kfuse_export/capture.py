@@ -103,7 +103,7 @@ def _from_export(ep):
         else:
             value = ep.state_dict[target] if target in ep.state_dict else ep.constants[target]
             inputs.append((kind, target, value))
-    return ep, inputs, {}
+    return inputs
 
 
 def capture(problem, dynamic=True):
@@ -126,11 +126,10 @@ def capture(problem, dynamic=True):
         except Exception as e:  # export refused: try the next way
             fallbacks.append("%s: %s" % (method, _first_line(e)))
             continue
-        ep, inputs, ranges = _from_export(ep)
+        inputs = _from_export(ep)
         names = _symbol_names(ep.graph, problem, dyn)
-        for sym, rng in ep.range_constraints.items():
-            if str(sym) in names:
-                ranges[names[str(sym)]] = (_bound(rng.lower), _bound(rng.upper))
+        ranges = {names[str(sym)]: (_bound(rng.lower), _bound(rng.upper))
+                  for sym, rng in ep.range_constraints.items() if str(sym) in names}
         return Capture(ep.graph, inputs, method, names, ranges, fallbacks)
     return _capture_fx(problem, fallbacks)
 

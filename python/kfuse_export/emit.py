@@ -11,7 +11,7 @@ import torch
 from . import __version__
 from .cexpr import Printer, as_expr
 from .errors import ExportError
-from .lower import ANNOT, CTYPE, Lowering, Val, ctype, flit, unflatten
+from .lower import ANNOT, Lowering, Val, ctype
 
 C_WORDS = {"auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
            "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return", "short",
@@ -57,11 +57,6 @@ def _round_out(lo, hi):
     return down(lo), up(hi)
 
 
-def _num(v):
-    text = "%.6g" % v
-    return text
-
-
 def param_init(name, tensor):
     """The init of a parameter or buffer: the interval its values lie in (the module's own
     initialization), positive for a running variance, normal where all values are equal."""
@@ -73,7 +68,7 @@ def param_init(name, tensor):
     if lo == hi:
         return None  # normal: any finite values (a LayerNorm's ones, a bias's zeros)
     lo, hi = _round_out(lo, hi)
-    return "uniform(%s,%s)" % (_num(lo), _num(hi))
+    return "uniform(%.6g,%.6g)" % (lo, hi)
 
 
 def _check_value(lo, hi, example):
@@ -89,7 +84,7 @@ def export_source(problem, cap, torch_version=None):
     graph = cap.graph
     taken = set(cap.symbols.values())
     names, order, constants, state_targets = {}, [], {}, {}
-    user = [x for x in problem.inputs]
+    user = problem.inputs
     user_i = 0
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     for node, (kind, target, value) in zip(placeholders, cap.inputs):

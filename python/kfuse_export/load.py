@@ -55,10 +55,6 @@ def fail_at(path, line, message):
     raise ExportError(message, path, line, _first_col(path, line) if line else 0)
 
 
-def _fmt(v):
-    return repr(int(v)) if float(v).is_integer() else repr(float(v))
-
-
 @contextlib.contextmanager
 def watched_draws(tags, lazy):
     """torch.rand, randn, randint (and their _like forms) tag what they return in tags

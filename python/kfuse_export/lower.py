@@ -327,14 +327,7 @@ class Lowering:
         if out is not None and out not in self.claimed:
             self.claimed.add(out)
             return Val(out, dtype, sizes)
-        self.count += 1
-        name = "tmp%d" % self.count
-        t = ctype(dtype)
-        nbytes = "%s * sizeof(%s)" % (self.pr.atom(Val(name, dtype, sizes).numel()), t)
-        self.body.append("%s* %s;" % (t, name))
-        self.body.append("cudaMallocAsync(&%s, %s, stream);" % (name, nbytes))
-        self.scratch.append(name)
-        return Val(name, dtype, sizes)
+        return self._scratch(dtype, sizes)
 
     def kernel(self, op):
         self.count += 1
@@ -377,6 +370,7 @@ class Lowering:
         return out
 
     def _scratch(self, dtype, sizes):
+        """A scratch buffer, allocated on the entry's stream and freed at its end."""
         self.count += 1
         name = "tmp%d" % self.count
         t = ctype(dtype)
@@ -609,10 +603,20 @@ class Lowering:
             _paren(x), _paren(y), _paren(z)), compute=t)
 
     def op_clamp(self, node, op, overload):
-        t = self.compute_type(node)
-        x = self.tensor(node, node.args[0])
         lo = node.args[1] if len(node.args) > 1 else node.kwargs.get("min")
         hi = node.args[2] if len(node.args) > 2 else node.kwargs.get("max")
+        return self._clamp(node, op, lo, hi)
+
+    def op_clamp_min(self, node, op, overload):
+        return self._clamp(node, op, node.args[1], None)
+
+    def op_clamp_max(self, node, op, overload):
+        return self._clamp(node, op, None, node.args[1])
+
+    def _clamp(self, node, op, lo, hi):
+        """x between lo and hi (either None: unbounded there), NaN kept."""
+        t = self.compute_type(node)
+        x = self.tensor(node, node.args[0])
         ops = [x] + [self.operand(node, v, t) for v in (lo, hi) if v is not None]
 
         def make(t_, v, *bounds):
@@ -626,14 +630,6 @@ class Lowering:
                     "(%s > %s ? %s : %s)" % (out, bounds[k], bounds[k], out)
             return out if t_ not in FLOATS else "(isnan(%s) ? %s : %s)" % (v, v, out)
         return self.pointwise(node, op, ops, make, compute=t)
-
-    def op_clamp_min(self, node, op, overload):
-        node.args = (node.args[0], node.args[1], None)
-        return self.op_clamp(node, op, overload)
-
-    def op_clamp_max(self, node, op, overload):
-        node.args = (node.args[0], None, node.args[1])
-        return self.op_clamp(node, op, overload)
 
     def op_gelu(self, node, op, overload):
         approx = node.kwargs.get("approximate", node.args[1] if len(node.args) > 1 else "none")
@@ -859,7 +855,7 @@ class Lowering:
 
     def op_unfold(self, node, op, overload):
         x = self.tensor(node, node.args[0])
-        dim, size, step = node.args[1] % max(x.ndim, 1), node.args[2], node.args[3]
+        dim, step = node.args[1] % max(x.ndim, 1), node.args[3]
         _, sizes = self.out_meta(node)
         strides = list(x.strides)
         strides[dim] = strides[dim] * step
@@ -979,16 +975,8 @@ class Lowering:
         sizes = [as_expr(s) for s in m.shape]
         out = self.new(node, dtype, sizes, index=out_index)
         k = self.kernel(op)
-        kept = [d for d in range(x.ndim) if d not in dims]
-        ksizes = [x.sizes[d] for d in kept]
-        rsizes = [x.sizes[d] for d in dims]
-        count = sympy.Mul(*rsizes) if rsizes else sympy.Integer(1)
-        coords = [None] * x.ndim
-        for d, c in zip(kept, unflatten("i", ksizes, k.pr)):
-            coords[d] = c
-        for d, c in zip(dims, unflatten("r", rsizes, k.pr)):
-            coords[d] = c
-        n = k.pr(count)
+        count = sympy.Mul(*[x.sizes[d] for d in dims])
+        coords, _, n = self._rows(k, x, dims)
         at = k.at(x, coords)
         acc_c = CTYPE[acc_type] if acc_type in CTYPE else acc_type
         k.lines.append("%s acc = %s;" % (acc_c, init))
@@ -1101,13 +1089,7 @@ class Lowering:
         sizes = [as_expr(s) for s in m.shape]
         out = self.new(node, dtype, sizes)
         k = self.kernel(op)
-        kept = [d for d in range(x.ndim) if d not in dims]
-        coords = [None] * x.ndim
-        for d, c in zip(kept, unflatten("i", [x.sizes[d] for d in kept], k.pr)):
-            coords[d] = c
-        for d, c in zip(dims, unflatten("r", [x.sizes[d] for d in dims], k.pr)):
-            coords[d] = c
-        n = k.pr(sympy.Mul(*[x.sizes[d] for d in dims]))
+        coords, _, n = self._rows(k, x, dims)
         at = k.at(x, coords)
         k.lines += ["double sum = 0, sq = 0;",
                     "for (int64_t r = 0; r < %s; ++r) sum += %s;" % (n, at),
@@ -1574,7 +1556,7 @@ class Lowering:
             kind, sp, list(kernel), list(stride), list(padding)))
         return out
 
-    def _pool_args(self, node, sp, defaults_stride=True):
+    def _pool_args(self, node, sp):
         a = list(node.args) + [None] * 8
         kernel = list(a[1]) * (sp if len(a[1]) == 1 else 1)
         stride = list(a[2]) if a[2] else kernel
