@@ -53,6 +53,9 @@ static const char usage[] =
     "                      lifted: the input with every lifted kernel re-printed\n"
     "                      transformed: the program after the passes (default\n"
     "                      parameters), NOT verified or measured: for reading\n"
+    "                      reference: a C file's annotated functions, each a kernel\n"
+    "                      run by one thread, and entries that launch them (the\n"
+    "                      serial form the parallelize pass starts from)\n"
     "  --passes=A,B        run only these passes, in this order ('' for none)\n"
     "  --pin PASS.PARAM=V  give a pass's parameter one value instead of searching its\n"
     "                      values (repeatable; kfuse --list-passes lists them)\n"
@@ -494,8 +497,11 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
         o.emit = EMIT_LIFTED;
       else if (!strcmp(k, "transformed"))
         o.emit = EMIT_TRANSFORMED;
+      else if (!strcmp(k, "reference"))
+        o.emit = EMIT_REFERENCE;
       else
-        return usage_error("unknown --emit kind '%s'; expected cuda, model, model-json, lifted or transformed", k);
+        return usage_error("unknown --emit kind '%s'; expected cuda, model, model-json, lifted, transformed or reference",
+                           k);
     } else if (starts(a, "--max-variants=") || starts(a, "--budget=")) {
       const char *val = strchr(a, '=') + 1;
       char *end;

@@ -60,6 +60,13 @@ static const kstep *find_step(const kstep *steps, int n, int index) {
   return NULL;
 }
 
+unsigned model_line(const kmodel *m, unsigned pos) {
+  unsigned line = 1;
+  for (unsigned i = 0; i < pos && i < m->size; i++)
+    line += m->text[i] == '\n';
+  return line;
+}
+
 const kstep *model_find_step(const kentry *e, int index) { return find_step(e->steps, e->nsteps, index); }
 
 static const kstep *find_anywhere(const kstep *steps, int n, int index, const kstep *call, const kstep **outer) {

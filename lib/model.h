@@ -473,6 +473,8 @@ const kexpr *model_function_value(const kmodel *m, const char *name, int nargs);
 /* The value at launch st of k's integral template parameter `name`: 1 and *v, or 0 when k
  * has no such parameter or the launch's argument is unknown. */
 int model_template_value(const kkernel *k, const kstep *st, const char *name, long long *v);
+/* The line of byte offset pos in m's file. */
+unsigned model_line(const kmodel *m, unsigned pos);
 /* The step of e numbered `index` (kstep.index), at the top level or inside host loops and
  * conditions (not inside host helpers, whose text every call shares), or NULL. */
 const kstep *model_find_step(const kentry *e, int index);

@@ -3,6 +3,7 @@
  * phase; each phase lives in its own module.
  */
 #include "pipeline.h"
+#include "reference.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -348,6 +349,15 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
   kfuse_status st = kfuse_check_options(o, d);
   if (st != KFUSE_OK)
     return st;
+  if (o->emit == EMIT_REFERENCE) { /* a C file: its serial reference, nothing else */
+    strbuf ref = {0};
+    if (!reference_from_c(o->input, &o->tu, &ref, d))
+      st = KFUSE_INPUT_ERROR;
+    else if (!kfuse_write_file(o->output, ref.s, ref.len, d))
+      st = KFUSE_OUTPUT_ERROR;
+    sb_free(&ref);
+    return st;
+  }
 
   /* 1. Parse: libclang, CUDA host mode. */
   tu *t = tu_parse(o->input, &o->tu, d);
@@ -392,6 +402,7 @@ kfuse_status kfuse_compile(const kfuse_options *o, diag *d) {
     reprint_kernels(m, rw, d);
     rw_apply(rw, &out);
     break;
+  case EMIT_REFERENCE: break; /* made above */
   case EMIT_TRANSFORMED:
     /* the first variant (every pass with its default parameters), neither verified nor
      * measured: for reading what the passes do */

@@ -17,6 +17,7 @@ typedef enum kfuse_emit {
   EMIT_MODEL_JSON,  /* the program model as JSON */
   EMIT_LIFTED,      /* the input with every lifted kernel's body re-printed from the model */
   EMIT_TRANSFORMED, /* the program after the passes with their defaults: not verified, not measured */
+  EMIT_REFERENCE,   /* a C file's annotated functions as one-thread kernels and their entries */
 } kfuse_emit;
 
 typedef struct kfuse_options {

@@ -161,7 +161,7 @@ ktype cx_ktype(CXType t) {
 
 /* ---------------------------------------------------------------- parsing */
 
-static char *read_file(const char *path, unsigned *size, diag *d) {
+char *tu_read_file(const char *path, unsigned *size, diag *d) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open file: %s", strerror(errno));
@@ -199,7 +199,7 @@ static char *read_file(const char *path, unsigned *size, diag *d) {
 
 tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
   unsigned size = 0;
-  char *text = read_file(path, &size, d);
+  char *text = tu_read_file(path, &size, d);
   if (!text)
     return NULL;
   tu *t = xmalloc(sizeof *t);

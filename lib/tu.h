@@ -18,6 +18,10 @@ typedef struct tu_options {
   int nextra_args;
 } tu_options;
 
+/* The bytes of the file at path (malloc'd, NUL-terminated) and their count; NULL after
+ * reporting to d when it cannot be read. */
+char *tu_read_file(const char *path, unsigned *size, diag *d);
+
 /* Parses path. Returns NULL after reporting to d when the file cannot be read or clang
  * reports errors. Keeps the file's bytes. */
 tu *tu_parse(const char *path, const tu_options *opt, diag *d);

@@ -78,14 +78,6 @@ typedef struct moments {
 
 /* ---- the pattern ---- */
 
-/* The line of byte offset pos in m's file. */
-static unsigned line_at(const kmodel *m, unsigned pos) {
-  unsigned line = 1;
-  for (unsigned i = 0; i < pos && i < m->size; i++)
-    line += m->text[i] == '\n';
-  return line;
-}
-
 /* Whether e loads only from buffers the kernel never writes and calls nothing with an
  * effect on memory or on other threads. */
 static int pure(const kkernel *k, const kexpr *e) {
@@ -205,7 +197,7 @@ static const char *check(const kmodel *m, const kstep *st, moments *mo, int *qui
       }
       if (squares && !why) {
         *quiet = 0;
-        why = arena_printf(m->arena, "the loop at line %u %s", line_at(m, l2.loop->pos), w);
+        why = arena_printf(m->arena, "the loop at line %u %s", model_line(m, l2.loop->pos), w);
       }
     }
   }
@@ -558,7 +550,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
       sb_printf(b, "// kfuse one-pass-moments: %s as before, and the count, mean and squared deviations of this\n", acc);
       print_indent(b, depth);
       sb_printf(b, "// thread's terms (Welford, four at a time), for the loop at line %u\n",
-                line_at(p->m, pr->l2.loop->pos));
+                model_line(p->m, pr->l2.loop->pos));
       print_indent(b, depth);
       sb_printf(b, "float kf_n%d = 0.0f, kf_mean%d = 0.0f, kf_m2%d = 0.0f;\n", n, n, n);
       print_indent(b, depth);

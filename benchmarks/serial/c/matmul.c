@@ -1,0 +1,19 @@
+// serial: matmul: C = A B for A m x k and B k x n, row-major (plain C)
+// kind: linalg
+// expect: parallel
+
+// kfuse: in A float[m][k]
+// kfuse: in B float[k][n]
+// kfuse: out C float[m][n]
+// kfuse: tol rtol=1e-3 atol=1e-4
+// kfuse: tune m=192 n=192 k=192
+// kfuse: check m=37 n=53 k=29
+void matmul(int m, int n, int k, const float *A, const float *B, float *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int p = 0; p < k; ++p)
+        acc += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = acc;
+    }
+}

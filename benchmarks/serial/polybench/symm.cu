@@ -1,0 +1,29 @@
+// serial: symm: C = alpha * A * B + beta * C with A symmetric, only its lower triangle read
+// kind: linalg
+// expect: parallel
+// port: ports/symm.cu
+#include <cuda_runtime.h>
+
+__global__ void symm_serial(const float *A, const float *B, float *C, int m, int n, float alpha,
+                            float beta) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int k = 0; k < i + 1; ++k)
+        s += A[i * m + k] * B[k * n + j];
+      for (int k = i + 1; k < m; ++k)
+        s += A[k * m + i] * B[k * n + j];
+      C[i * n + j] = beta * C[i * n + j] + alpha * s;
+    }
+}
+
+// kfuse: in A float[m][m]
+// kfuse: in B float[m][n]
+// kfuse: inout C float[m][n]
+// kfuse: tune m=200 n=220 alpha=1.5 beta=1.2
+// kfuse: check m=37 n=29 alpha=-0.5 beta=0.75
+// kfuse: tol rtol=1e-3 atol=1e-4
+extern "C" void symm(const float *A, const float *B, float *C, int m, int n, float alpha,
+                     float beta, cudaStream_t stream) {
+  symm_serial<<<1, 1, 0, stream>>>(A, B, C, m, n, alpha, beta);
+}

@@ -1,0 +1,26 @@
+// port of polybench/gemm.cu: one thread per element of C
+#include <cuda_runtime.h>
+
+__global__ void gemm_kernel(const float *A, const float *B, float *C, int ni, int nj, int nk,
+                            float alpha, float beta) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= ni || j >= nj) return;
+  float acc = 0.0f;
+  for (int k = 0; k < nk; ++k)
+    acc += A[i * nk + k] * B[k * nj + j];
+  C[i * nj + j] = alpha * acc + beta * C[i * nj + j];
+}
+
+// kfuse: in A float[ni][nk]
+// kfuse: in B float[nk][nj]
+// kfuse: inout C float[ni][nj]
+// kfuse: tune ni=200 nj=220 nk=180 alpha=1.5 beta=1.2
+// kfuse: check ni=37 nj=29 nk=41 alpha=-0.5 beta=0.75
+// kfuse: tol rtol=1e-3 atol=1e-4
+extern "C" void gemm(const float *A, const float *B, float *C, int ni, int nj, int nk, float alpha,
+                     float beta, cudaStream_t stream) {
+  dim3 block(16, 16);
+  dim3 grid((nj + 15) / 16, (ni + 15) / 16);
+  gemm_kernel<<<grid, block, 0, stream>>>(A, B, C, ni, nj, nk, alpha, beta);
+}

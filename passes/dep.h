@@ -1,0 +1,38 @@
+/*
+ * dep.h: loop-carried dependences through memory, decided by isl (the integer set library
+ * PPCG is built on).
+ *
+ * A loop L of a lifted kernel carries a dependence when two accesses to one buffer inside
+ * it, one of them a store, may touch the same element in two different iterations of L
+ * within one iteration of every loop around L. The question is put to isl as a set of
+ * pairs of iteration vectors, and L carries none when that set is empty for every value of
+ * the sizes: a proof for all sizes, not a test at the example's.
+ *
+ * How an access is modelled. The canonical loops from L inward are the set's dimensions,
+ * bounded by their bounds (conditions are left out: the set only grows, so a dependence is
+ * never missed). Everything else an index names (the kernel's scalars, the loops around L,
+ * locals L never assigns) is a parameter, the same for both accesses: it has one value
+ * while L runs. Row-major indices over symbolic sizes (A[i * n + j]) are not affine; they
+ * are taken apart into their strides (1, n, n * m...) when every lower component provably
+ * stays in [0, the next stride), and compared component by component (delinearization).
+ * An index kfuse cannot model (through a load, a division) counts as a dependence.
+ */
+#ifndef KFUSE_DEP_H
+#define KFUSE_DEP_H
+
+#include "../lib/model.h"
+
+typedef struct dep_query {
+  const kmodel *m;
+  const kkernel *k;
+  const kstmt *loop;            /* L: a canonical KST_FOR of k's body */
+  unsigned long long skip;      /* bit i: kernel parameter i left out (stores the caller
+                                 * makes atomic, with every access to that buffer) */
+} dep_query;
+
+/* NULL when L carries no dependence through memory; else why, naming the statement pair
+ * and the distance: "y[i] (line 5) and y[i - 1] (line 5) touch one element 1 iteration of
+ * 'i' apart". */
+const char *dep_carried(const dep_query *q);
+
+#endif

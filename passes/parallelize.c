@@ -1,0 +1,1374 @@
+/*
+ * parallelize.c: serial code becomes parallel kernels.
+ *
+ * The input is a port's starting point: a kernel that does all its work in one thread,
+ * launched <<<1, 1>>> by its entry (kfuse --emit=reference makes that form from plain C
+ * functions). The pass plans the kernel's top-level statements as a sequence of *items*,
+ * each run by its own launch in the order of the statements, so that every item sees
+ * what the ones before it wrote (the stream orders them):
+ *
+ *   parallel   a canonical loop whose iterations are independent (dep.h proves it with
+ *              isl, for all sizes), with up to two more loops nested perfectly inside it
+ *              that are independent too: a 1-, 2- or 3-D grid, each loop a grid-stride loop
+ *              over its dimension (the innermost loop along x), the body as written;
+ *              A loop whose only conflict is an integer buffer it only adds to (a
+ *              histogram) is parallel too, its additions atomic (exact in any order);
+ *   reduction  a loop independent but for accumulators declared before it and updated
+ *              only by `s += f`, `s -= f`, `s = s + f`, `s = fmaxf(s, f)` (fminf, max,
+ *              min...) or `if (f > s) s = f;`: each thread reduces its share of the
+ *              iterations, blocks combine theirs by a fixed tree in shared memory, and one
+ *              block combines the blocks' partial results in a fixed order: deterministic,
+ *              and a sum reassociated (the entry's tolerance covers it; the verifier
+ *              checks it);
+ *   scan       `y[i] = y[i - 1] op g(i)` alone in its loop (op + or max/min, g reading no
+ *              y): each block scans its share, one block scans the blocks' totals from
+ *              y[lo - 1] in a fixed order, each block adds its offset;
+ *   host loop  a loop that carries a dependence (a stencil's time loop, a factorization's
+ *              pivot loop) whose bounds the host can evaluate and whose body holds an item
+ *              of the kinds above: the loop runs on the host, one launch per item and step,
+ *              its variable passed to each kernel;
+ *   serial     every other statement, in runs: one thread, as before.
+ *
+ * Scalars declared at the top level (between items) live in a *frame*, one struct in device
+ * memory allocated for the call (cudaMallocAsync on the entry's stream), which the serial
+ * kernels read and write and the parallel ones read; a reduction's result is stored there.
+ *
+ * Legal when (checked on the model; otherwise nothing changes and -R says why, naming the
+ * dependence: the statement pair and the distance):
+ *   - the launch's grid and block are 1, its kernel is lifted, no template, and names no
+ *     thread index, shared memory, barrier, warp function or atomic;
+ *   - its pointer arguments are distinct buffers of the entry, without offsets;
+ *   - the kernel does not return early and declares no array at its top level;
+ *   - some loop becomes a parallel, reduction or scan item.
+ * A loop is independent when dep.h finds no dependence it carries through memory, it
+ * assigns no scalar declared outside it (but a reduction's accumulators), its variable is
+ * its own (declared in its header, assigned only there) with a constant positive step, and
+ * it neither returns nor breaks.
+ * Parameter: block (256, 128, 512), the threads of a block; a 2-D grid's block is 32 wide.
+ */
+#include <string.h>
+
+#include "../lib/print.h"
+#include "dep.h"
+#include "pass.h"
+#include "reduce.h"
+
+/* MAX_HOST: host loops do not nest (the launches would multiply: one per iteration of
+ * both); a loop inside one stays in its kernel. */
+enum { MAX_ITEMS = 64, MAX_STMTS = 256, MAX_RED = 4, MAX_HOST = 1, RED_PARTS = 1024 };
+
+typedef enum item_kind { IT_SERIAL, IT_PAR, IT_RED, IT_SCAN, IT_LOOP } item_kind;
+
+typedef struct item {
+  item_kind kind;
+  const kstmt **stmts;          /* IT_SERIAL: the statements, in order */
+  int nstmts;
+  const kstmt *loop;            /* IT_PAR, IT_RED, IT_LOOP */
+  const kstmt *band[3];         /* IT_PAR: the loops of the grid, outermost first */
+  int nband;
+  int red[MAX_RED];             /* IT_RED: the accumulators */
+  const char *red_op[MAX_RED];  /* "+", or the max/min function */
+  int nred;
+  unsigned long long atomic;    /* IT_PAR: bit i: parameter i is a histogram, its `+=` atomic */
+  const kstmt *scan_store;      /* IT_SCAN: y[i] = y[i - 1] op g */
+  const kexpr *scan_term;       /* g */
+  const char *scan_op;          /* "+", or the max/min function */
+  struct item *body;            /* IT_LOOP: the items of its body */
+  int nbody;
+} item;
+
+typedef struct plan {
+  const kmodel *m;
+  const kkernel *k;
+  const kstmt *host[MAX_HOST];  /* the host loops around the items being planned */
+  int nhost;
+  int nparallel;                /* parallel and reduction items */
+  const char *why;              /* the first loop refused, and why */
+  const char *fail;             /* a reason the whole kernel is refused */
+  const kstmt *refused[32];     /* the loops kept serial (for remarks), and why */
+  const char *refused_why[32];
+  int nrefused;
+} plan;
+
+/* ---- what a loop may be ---- */
+
+static int declares(const kstmt *s, int var) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_DECL && s->var == var)
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (declares(s->body[i], var))
+      return 1;
+  return declares(s->init, var) || declares(s->then, var) || declares(s->orelse, var);
+}
+
+/* Whether s returns, or breaks out of the loop it is in (inner loops' own breaks aside). */
+static int leaves(const kstmt *s, int in_inner) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_RETURN || (s->kind == KST_BREAK && !in_inner))
+    return 1;
+  int inner = in_inner || s->kind == KST_FOR || s->kind == KST_WHILE;
+  for (int i = 0; i < s->nbody; i++)
+    if (leaves(s->body[i], inner))
+      return 1;
+  return leaves(s->then, inner) || leaves(s->orelse, inner);
+}
+
+/* The number of times s's expressions name var. */
+static int kx_count(const kexpr *e, int var) {
+  if (!e)
+    return 0;
+  int n = e->kind == KE_VAR && e->var == var;
+  n += kx_count(e->a, var) + kx_count(e->b, var) + kx_count(e->c, var);
+  for (int i = 0; i < e->nargs; i++)
+    n += kx_count(e->args[i], var);
+  return n;
+}
+
+static int kst_count(const kstmt *s, int var) {
+  if (!s)
+    return 0;
+  int n = kx_count(s->value, var) + kx_count(s->index, var) + kx_count(s->cond, var);
+  n += kst_count(s->init, var) + kst_count(s->step, var) + kst_count(s->then, var) + kst_count(s->orelse, var);
+  for (int i = 0; i < s->nbody; i++)
+    n += kst_count(s->body[i], var);
+  return n;
+}
+
+static const char *max_min_fn(const kexpr *x) {
+  static const char *const fns[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
+  if (x->kind != KE_CALL || x->nargs != 2)
+    return NULL;
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+    if (!strcmp(x->text, fns[i]))
+      return fns[i];
+  return NULL;
+}
+
+/* Whether every assignment of var in s is an update of a reduction by op ("+" or a max/min
+ * function); *uses counts the reads of var those updates make. */
+static int same_expr(const kkernel *k, const kexpr *a, const kexpr *b) {
+  strbuf x = {0}, y = {0};
+  print_expr(k, a, &x);
+  print_expr(k, b, &y);
+  int same = x.s && y.s && !strcmp(x.s, y.s);
+  sb_free(&x);
+  sb_free(&y);
+  return same;
+}
+
+/* `if (e > v) v = e;` (or <, >=, <=, either way round, no else): a max or min of var. */
+static const char *if_max_min(const kkernel *k, const kstmt *s, int var) {
+  if (s->kind != KST_IF || s->orelse || !s->cond)
+    return NULL;
+  const kstmt **b;
+  const kstmt *then = s->then;
+  if (then && then->kind == KST_BLOCK && !then->text && then->nbody == 1)
+    then = then->body[0];
+  (void)b;
+  if (!then || then->kind != KST_ASSIGN || then->var != var || then->op >= 0 || then->member || !then->value)
+    return NULL;
+  const kexpr *c = kx_strip(s->cond);
+  if (c->kind != KE_BINARY || (c->op != KO_LT && c->op != KO_GT && c->op != KO_LE && c->op != KO_GE))
+    return NULL;
+  int greater = c->op == KO_GT || c->op == KO_GE;
+  const kexpr *e;
+  if (kx_is_var(c->b, var))
+    e = c->a; /* e > v: a max */
+  else if (kx_is_var(c->a, var)) {
+    e = c->b; /* v < e: a max */
+    greater = !greater;
+  } else
+    return NULL;
+  if (kx_count(e, var) || !same_expr(k, e, then->value))
+    return NULL;
+  ktype t = k->vars[var].type;
+  if (t == KT_F32)
+    return greater ? "fmaxf" : "fminf";
+  if (t == KT_F64)
+    return greater ? "fmax" : "fmin";
+  return greater ? "max" : "min";
+}
+
+static int updates_only(const kkernel *k, const kstmt *s, int var, const char **op, int *uses) {
+  if (!s)
+    return 1;
+  const char *m = kst_assigns(s, var) ? if_max_min(k, s, var) : NULL;
+  if (m) {
+    if (*op && strcmp(*op, m))
+      return 0;
+    *op = m;
+    *uses += 1; /* the condition names it */
+    return 1;
+  }
+  if (s->kind == KST_ASSIGN && s->var == var) {
+    if (s->member)
+      return 0;
+    const char *o = NULL;
+    if (s->op == KO_ADD || s->op == KO_SUB) {
+      o = "+";
+    } else if (s->op < 0 && s->value) {
+      const kexpr *x = kx_strip(s->value);
+      if (x->kind == KE_BINARY && x->op == KO_ADD && (kx_is_var(x->a, var) || kx_is_var(x->b, var)))
+        o = "+";
+      else if (max_min_fn(x) && (kx_is_var(x->args[0], var) || kx_is_var(x->args[1], var)))
+        o = max_min_fn(x);
+      *uses += 1;
+    }
+    if (!o || (*op && strcmp(*op, o)) || kx_count(s->value, var) != (s->op < 0))
+      return 0;
+    *op = o;
+    return 1;
+  }
+  if (!updates_only(k, s->init, var, op, uses) || !updates_only(k, s->step, var, op, uses) ||
+      !updates_only(k, s->then, var, op, uses) || !updates_only(k, s->orelse, var, op, uses))
+    return 0;
+  for (int i = 0; i < s->nbody; i++)
+    if (!updates_only(k, s->body[i], var, op, uses))
+      return 0;
+  return 1;
+}
+
+static int is_host_loop_var(const plan *p, int var) {
+  for (int i = 0; i < p->nhost; i++)
+    if (p->host[i]->loop_var == var)
+      return 1;
+  return 0;
+}
+
+/* Whether loop L has its own variable and a constant positive step. */
+static const char *own_loop(const plan *p, const kstmt *L) {
+  if (L->kind != KST_FOR || L->loop_var < 0)
+    return "is not a canonical loop (for (int i = lo; i < hi; i += c))";
+  if (!L->init || L->init->kind != KST_DECL)
+    return "does not declare its variable in its header";
+  if (kst_assigns(L->then, L->loop_var))
+    return "assigns its variable in its body";
+  const kexpr *st = kx_strip(L->stride);
+  if (!st || st->kind != KE_INT || st->ival < 1)
+    return "does not step by a positive constant";
+  if (leaves(L->then, 0))
+    return "returns or breaks";
+  (void)p;
+  return NULL;
+}
+
+static int loads_param(const kexpr *e, int param) {
+  if (!e)
+    return 0;
+  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->param == param)
+    return 1;
+  if (loads_param(e->a, param) || loads_param(e->b, param) || loads_param(e->c, param))
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (loads_param(e->args[i], param))
+      return 1;
+  return 0;
+}
+
+/* Whether s only adds to (or subtracts from) param, never reads it otherwise; *n counts
+ * the updates. */
+static int adds_only(const kstmt *s, int param, int *n) {
+  if (!s)
+    return 1;
+  if (loads_param(s->value, param) || loads_param(s->index, param) || loads_param(s->cond, param))
+    return 0;
+  if ((s->kind == KST_STORE || s->kind == KST_ATOMIC) && s->param == param) {
+    if (s->kind != KST_STORE || s->array_var >= 0 || (s->op != KO_ADD && s->op != KO_SUB))
+      return 0;
+    ++*n;
+  }
+  if (!adds_only(s->init, param, n) || !adds_only(s->step, param, n) || !adds_only(s->then, param, n) ||
+      !adds_only(s->orelse, param, n))
+    return 0;
+  for (int i = 0; i < s->nbody; i++)
+    if (!adds_only(s->body[i], param, n))
+      return 0;
+  return 1;
+}
+
+/* The integer buffers L only adds to (histograms: `hist[bin[i]] += 1`): with the additions
+ * atomic, the order of the iterations changes nothing, not a bit (integer sums are exact). */
+static unsigned long long histograms(const kkernel *k, const kstmt *L) {
+  unsigned long long mask = 0;
+  for (int i = 0; i < k->nparams && i < 64; i++) {
+    ktype t = k->params[i].type;
+    int n = 0;
+    if (k->params[i].is_pointer && (t == KT_I32 || t == KT_U32 || t == KT_I64 || t == KT_U64) &&
+        adds_only(L->then, i, &n) && n)
+      mask |= 1ull << i;
+  }
+  return mask;
+}
+
+/* Whether L's iterations are independent, but for the accumulators it reduces into (set in
+ * it->red when `reduce`). NULL when they are; else why not. */
+static const char *independent(plan *p, const kstmt *L, int reduce, item *it) {
+  const kkernel *k = p->k;
+  const char *why = own_loop(p, L);
+  if (why)
+    return why;
+  for (int v = 0; v < k->nvars; v++) {
+    if (v == L->loop_var || !kst_names(L, v) || declares(L->then, v))
+      continue;
+    if (k->vars[v].kind == KV_LOCAL_ARRAY || k->vars[v].kind == KV_SHARED)
+      return arena_printf(p->m->arena, "uses the array '%s' declared outside it", k->vars[v].name);
+    if (!kst_assigns(L->then, v))
+      continue; /* a value the loop reads */
+    const char *op = NULL;
+    int uses = 0;
+    ktype t = k->vars[v].type;
+    if (reduce && it->nred < MAX_RED && updates_only(k, L->then, v, &op, &uses) && op &&
+        kst_count(L->then, v) == uses && (t == KT_F32 || t == KT_F64 || t == KT_I32 || t == KT_I64) &&
+        !is_host_loop_var(p, v)) {
+      it->red[it->nred] = v;
+      it->red_op[it->nred++] = op;
+      continue;
+    }
+    return arena_printf(p->m->arena, "assigns '%s' (declared outside it) in one iteration for the next", k->vars[v].name);
+  }
+  dep_query q = {p->m, k, L, 0};
+  const char *dep = dep_carried(&q);
+  if (dep && (q.skip = histograms(k, L)) && !dep_carried(&q)) {
+    it->atomic = q.skip;
+    return NULL;
+  }
+  return dep;
+}
+
+/* Whether e is an integer expression the host can evaluate: literals, the kernel's scalars,
+ * named constants and the host loops' variables. */
+static int host_expr(const plan *p, const kexpr *e) {
+  if (!e)
+    return 1;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_CONST: return 1;
+  case KE_PARAM: return !p->k->params[e->param].is_pointer;
+  case KE_VAR: {
+    const kvar *v = &p->k->vars[e->var];
+    return is_host_loop_var(p, e->var) || (v->kind == KV_LOCAL && !v->nassign && v->init && host_expr(p, v->init));
+  }
+  case KE_UNARY:
+  case KE_BINARY:
+  case KE_CAST:
+  case KE_SELECT: return host_expr(p, e->a) && host_expr(p, e->b) && host_expr(p, e->c);
+  default: return 0;
+  }
+}
+
+/* The statements of a loop's body or of a block, in order. */
+static int stmts_of(const kstmt *s, const kstmt ***out) {
+  if (s && s->kind == KST_BLOCK && !s->text) {
+    *out = (const kstmt **)s->body;
+    return s->nbody;
+  }
+  static const kstmt *one[1];
+  *out = one;
+  one[0] = s;
+  return s ? 1 : 0;
+}
+
+/* Whether e is y[i - 1]: a load of param y one before loop variable i. */
+static int is_previous(const kexpr *e, int y, int i) {
+  e = kx_strip(e);
+  if (e->kind != KE_LOAD || e->param != y || e->var >= 0)
+    return 0;
+  const kexpr *x = kx_strip(e->a);
+  return x->kind == KE_BINARY && x->op == KO_SUB && kx_is_var(x->a, i) && kx_strip(x->b)->kind == KE_INT &&
+         kx_strip(x->b)->ival == 1;
+}
+
+/* Whether L is a scan: its body the one statement y[i] = y[i - 1] op g (or g op y[i - 1]),
+ * op + or a max/min function, g reading no y and assigning nothing, i stepping by 1 from
+ * bounds the host evaluates. Fills it. */
+static const char *scan_match(plan *p, const kstmt *L, item *it) {
+  const kkernel *k = p->k;
+  const kstmt **b;
+  if (own_loop(p, L) || kx_strip(L->stride)->ival != 1 || stmts_of(L->then, &b) != 1)
+    return "is not a scan";
+  const kstmt *st = b[0];
+  if (st->kind != KST_STORE || st->param < 0 || st->array_var >= 0 || st->op >= 0 ||
+      !kx_is_var(st->index, L->loop_var) || !st->value)
+    return "is not a scan";
+  ktype t = k->params[st->param].type;
+  if (t != KT_F32 && t != KT_F64 && t != KT_I32 && t != KT_I64)
+    return "is not a scan";
+  const kexpr *v = kx_strip(st->value), *g = NULL;
+  const char *op = NULL;
+  if (v->kind == KE_BINARY && v->op == KO_ADD) {
+    op = "+";
+    g = is_previous(v->a, st->param, L->loop_var) ? v->b : is_previous(v->b, st->param, L->loop_var) ? v->a : NULL;
+  } else if ((op = max_min_fn(v)) != NULL) {
+    g = is_previous(v->args[0], st->param, L->loop_var) ? v->args[1]
+        : is_previous(v->args[1], st->param, L->loop_var) ? v->args[0] : NULL;
+  }
+  if (!g || loads_param(g, st->param))
+    return "is not a scan";
+  if (!host_expr(p, L->lo) || !host_expr(p, L->hi))
+    return "is a scan whose bounds the host cannot evaluate";
+  it->scan_store = st;
+  it->scan_term = g;
+  it->scan_op = op;
+  return NULL;
+}
+
+/* ---- the plan ---- */
+
+static void plan_list(plan *p, const kstmt *const *s, int n, item **items, int *nitems);
+
+/* The loop perfectly nested in L (its body's one statement), or NULL. */
+static const kstmt *only_loop(const kstmt *L) {
+  const kstmt **b;
+  int n = stmts_of(L->then, &b);
+  return n == 1 && b[0]->kind == KST_FOR ? b[0] : NULL;
+}
+
+static void note_refusal(plan *p, const kstmt *L, const char *why) {
+  if (p->nrefused < 32) {
+    p->refused[p->nrefused] = L;
+    p->refused_why[p->nrefused++] = why;
+  }
+  if (!p->why)
+    p->why = arena_printf(p->m->arena, "the loop over '%s' (line %u) %s",
+                          L->loop_var >= 0 ? p->k->vars[L->loop_var].name : "?", model_line(p->m, L->pos), why);
+}
+
+static item *push(plan *p, item **items, int *nitems) {
+  if (*nitems == MAX_ITEMS) {
+    p->fail = "has too many statements at its top level";
+    return &(*items)[*nitems - 1];
+  }
+  item *it = &(*items)[(*nitems)++];
+  memset(it, 0, sizeof *it);
+  return it;
+}
+
+static void serial(plan *p, const kstmt *s, item **items, int *nitems) {
+  item *it = *nitems ? &(*items)[*nitems - 1] : NULL;
+  if (!it || it->kind != IT_SERIAL) {
+    it = push(p, items, nitems);
+    it->kind = IT_SERIAL;
+    it->stmts = arena_alloc(p->m->arena, sizeof(kstmt *) * MAX_STMTS);
+  }
+  if (it->nstmts < MAX_STMTS)
+    it->stmts[it->nstmts++] = s;
+  else
+    p->fail = "has too many statements at its top level";
+}
+
+static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
+  if (s->kind == KST_BLOCK && !s->text) {
+    plan_list(p, (const kstmt *const *)s->body, s->nbody, items, nitems);
+    return;
+  }
+  if (s->kind == KST_DECL && (p->k->vars[s->var].kind == KV_LOCAL_ARRAY || p->k->vars[s->var].kind == KV_SHARED))
+    p->fail = arena_printf(p->m->arena, "declares the array '%s' at its top level", p->k->vars[s->var].name);
+  if (s->kind != KST_FOR) {
+    serial(p, s, items, nitems);
+    return;
+  }
+  item probe = {0};
+  const char *why = independent(p, s, 0, &probe);
+  if (!why) {
+    item *it = push(p, items, nitems);
+    it->kind = IT_PAR;
+    it->loop = s;
+    it->band[it->nband++] = s;
+    it->atomic = probe.atomic;
+    for (const kstmt *in = it->atomic ? NULL : only_loop(s); in && it->nband < 3; in = only_loop(in)) {
+      item inner = {0};
+      if (independent(p, in, 0, &inner) || inner.atomic)
+        break;
+      it->band[it->nband++] = in;
+    }
+    p->nparallel++;
+    return;
+  }
+  memset(&probe, 0, sizeof probe);
+  if (!independent(p, s, 1, &probe) && probe.nred) {
+    item *it = push(p, items, nitems);
+    *it = probe;
+    it->kind = IT_RED;
+    it->loop = s;
+    p->nparallel++;
+    return;
+  }
+  memset(&probe, 0, sizeof probe);
+  if (!scan_match(p, s, &probe)) {
+    item *it = push(p, items, nitems);
+    *it = probe;
+    it->kind = IT_SCAN;
+    it->loop = s;
+    p->nparallel++;
+    return;
+  }
+  note_refusal(p, s, why);
+  /* a loop the host can run: its items may be parallel */
+  if (!own_loop(p, s) && p->nhost < MAX_HOST && host_expr(p, s->lo) && host_expr(p, s->hi)) {
+    item sub[MAX_ITEMS];
+    item *subp = sub;
+    int nsub = 0, before = p->nparallel;
+    p->host[p->nhost++] = s;
+    const kstmt **b;
+    int n = stmts_of(s->then, &b);
+    plan_list(p, b, n, &subp, &nsub);
+    p->nhost--;
+    if (p->nparallel > before) {
+      item *it = push(p, items, nitems);
+      it->kind = IT_LOOP;
+      it->loop = s;
+      it->body = arena_alloc(p->m->arena, sizeof(item) * (size_t)(nsub ? nsub : 1));
+      memcpy(it->body, sub, sizeof(item) * (size_t)nsub);
+      it->nbody = nsub;
+      return;
+    }
+  }
+  serial(p, s, items, nitems);
+}
+
+static void plan_list(plan *p, const kstmt *const *s, int n, item **items, int *nitems) {
+  const kstmt *copy[MAX_STMTS];
+  if (n > MAX_STMTS) {
+    p->fail = "has too many statements at its top level";
+    return;
+  }
+  memcpy(copy, s, sizeof(kstmt *) * (size_t)n); /* stmts_of's one-element array is reused */
+  for (int i = 0; i < n && !p->fail; i++)
+    plan_stmt(p, copy[i], items, nitems);
+}
+
+/* ---- the site ---- */
+
+static int is_one(const char *s) {
+  if (!s)
+    return 0;
+  while (*s == ' ')
+    s++;
+  if (!strncmp(s, "dim3", 4)) {
+    s += 4;
+    while (*s == ' ')
+      s++;
+    if (*s++ != '(')
+      return 0;
+    int ones = 0;
+    for (; *s && *s != ')'; s++)
+      if (*s == '1')
+        ones++;
+      else if (*s != ' ' && *s != ',')
+        return 0;
+    return ones >= 1 && *s == ')';
+  }
+  if (*s != '1')
+    return 0;
+  for (s++; *s; s++)
+    if (*s != ' ' && *s != 'u' && *s != 'U')
+      return 0;
+  return 1;
+}
+
+/* The plan match made last (find's remarks read it). */
+static plan last_plan;
+static item last_items[MAX_ITEMS];
+static int last_n;
+
+static const char *match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **kp, int *quiet) {
+  (void)e;
+  *quiet = 1;
+  memset(&last_plan, 0, sizeof last_plan);
+  last_n = 0;
+  if (st->kernel < 0 || !is_one(st->grid) || !is_one(st->block))
+    return "is not a one-thread launch";
+  const kkernel *k = &m->kernels[st->kernel];
+  *kp = k;
+  *quiet = 0;
+  if (!k->body)
+    return arena_printf(m->arena, "is not lifted: %s", k->opaque_why ? k->opaque_why : "opaque");
+  if (k->is_template || k->instance)
+    return "is a template";
+  if (k->uses_shared || k->uses_sync || k->uses_atomics || k->uses_warp || k->ntindex ||
+      kst_uses_builtins(k->body, ~0u))
+    return "names a thread index, shared memory, a barrier or an atomic: it is parallel already";
+  if (leaves(k->body, 1))
+    return "returns early: the statements after the return would run in launches of their own";
+  for (int i = 0; i < k->nparams; i++) {
+    if (!k->params[i].is_pointer)
+      continue;
+    const karg *a = &st->args[i];
+    if ((a->ref != KREF_PARAM && a->ref != KREF_SCRATCH) || a->offset)
+      return arena_printf(m->arena, "takes '%s', which is not a whole buffer of the entry", a->text);
+    for (int j = 0; j < i; j++)
+      if (k->params[j].is_pointer && st->args[j].ref == a->ref && st->args[j].buffer == a->buffer)
+        return arena_printf(m->arena, "takes one buffer twice ('%s')", a->text);
+  }
+  plan *p = &last_plan;
+  memset(p, 0, sizeof *p);
+  p->m = m;
+  p->k = k;
+  last_n = 0;
+  item *ip = last_items;
+  plan_stmt(p, k->body, &ip, &last_n);
+  if (p->fail)
+    return p->fail;
+  if (!p->nparallel)
+    return p->why ? arena_printf(m->arena, "has no parallel loop: %s", p->why) : "has no loop";
+  return NULL;
+}
+
+static void where(const kmodel *m, unsigned pos, unsigned *line, unsigned *col) {
+  *line = model_line(m, pos);
+  unsigned s = pos;
+  while (s > 0 && m->text[s - 1] != '\n')
+    s--;
+  *col = pos - s + 1;
+}
+
+/* Remarks on each loop of the last plan: made parallel (-Rpass) or kept serial, and why
+ * (-Rpass-missed). */
+static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
+  static const char *const kinds[] = {"", "a grid", "a reduction", "a scan", "a host loop of launches"};
+  for (int i = 0; i < n; i++) {
+    const item *it = &items[i];
+    unsigned line, col;
+    if (it->kind == IT_SERIAL)
+      continue;
+    where(m, it->loop->pos, &line, &col);
+    if (it->kind == IT_PAR)
+      diag_report(d, DIAG_REMARK, m->path, line, col, "parallelized: the loop over '%s' as a %d-D grid%s [-Rpass=parallelize]",
+                  last_plan.k->vars[it->loop->loop_var].name, it->nband, it->atomic ? ", its additions atomic" : "");
+    else if (it->kind != IT_LOOP)
+      diag_report(d, DIAG_REMARK, m->path, line, col, "parallelized: the loop over '%s' as %s [-Rpass=parallelize]",
+                  last_plan.k->vars[it->loop->loop_var].name, kinds[it->kind]);
+    remark_items(m, it->body, it->nbody, d);
+  }
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  const kmodel *m = v->m;
+  int found = pass_each_launch(v, "parallelize", match, sites, nsites, 0, d);
+  for (int ei = 0; remarks && ei < m->nentries; ei++) {
+    const kentry *e = &m->entries[ei];
+    for (int i = 0; !e->opaque_why && i < e->nsteps; i++) {
+      const kstep *st = &e->steps[i];
+      const kkernel *k = NULL;
+      int quiet = 1;
+      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
+        continue;
+      const char *why = match(m, e, st, &k, &quiet);
+      if (quiet)
+        continue;
+      if (why && (last_plan.fail || !last_plan.nrefused))
+        diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col,
+                    "not parallelized: '%s' %s [-Rpass-missed=parallelize]", k->name, why);
+      for (int r = 0; r < last_plan.nrefused; r++) {
+        const kstmt *L = last_plan.refused[r];
+        unsigned line, col;
+        where(m, L->pos, &line, &col);
+        diag_report(d, DIAG_REMARK, m->path, line, col, "kept serial: the loop over '%s': %s [-Rpass-missed=parallelize]",
+                    L->loop_var >= 0 ? k->vars[L->loop_var].name : "?", last_plan.refused_why[r]);
+      }
+      if (!why)
+        remark_items(m, last_items, last_n, d);
+    }
+  }
+  return found;
+}
+
+static const int block_values[] = {256, 128, 512};
+static const pass_param params[] = {{"block", block_values, 3}};
+
+static int get_params(const pass_param **out) {
+  *out = params;
+  return 1;
+}
+
+/* ---- printing ---- */
+
+typedef struct gen {
+  variant *v;
+  const kmodel *m;
+  const kentry *e;
+  const kstep *st;
+  const kkernel *k;
+  const char *base;             /* the new kernels' names start so */
+  int block;
+  unsigned char *frame;         /* per variable: lives in the frame */
+  int nframe;
+  const kstmt *host[MAX_HOST];  /* the host loops around what is printed */
+  int nhost;
+  int nkernels;
+  strbuf kernels;               /* the definitions */
+  int red_var;                  /* while printing a reduction kernel: -1 */
+  int in_device;                /* printing a kernel (not the host's loop headers) */
+  int frame_direct;             /* a serial kernel: the frame's declarations print as
+                                 * assignments to the kernel's copies */
+  unsigned long long atomic;    /* parameters whose `+=` print as atomicAdd */
+} gen;
+
+/* A variable's type as a frame member or a copy of one: without a top-level const (a
+ * pointer to const stays one). */
+static const char *vtype(const gen *g, int v) {
+  const char *t = g->k->vars[v].type_spelling;
+  if (!strchr(t, '*'))
+    return k_unconst(t);
+  size_t n = strlen(t);
+  if (n > 6 && !strcmp(t + n - 6, " const"))
+    return arena_strndup(g->v->a, t, n - 6);
+  return t;
+}
+
+static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth);
+
+static int is_host_var(const gen *g, int var) {
+  for (int i = 0; i < g->nhost; i++)
+    if (g->host[i]->loop_var == var)
+      return 1;
+  return 0;
+}
+
+/* Variable v's member of the frame: its name, made unique with its number where two
+ * top-level variables (in two scopes) share the name. */
+static const char *member(const gen *g, int v) {
+  const char *name = g->k->vars[v].name;
+  for (int w = 0; w < g->k->nvars; w++)
+    if (w != v && g->frame[w] && !strcmp(g->k->vars[w].name, name))
+      return arena_printf(g->v->a, "%s_%d", name, v);
+  return name;
+}
+
+static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
+  gen *g = ctx;
+  if (!g->in_device) { /* a host loop's bound: the launch's arguments, the host loops' names */
+    if (e->kind == KE_PARAM) {
+      const char *t = pass_arg_text(g->m, g->e, NULL, g->st, e->param);
+      sb_printf(b, "(%s)", t ? t : g->st->args[e->param].text);
+      return 1;
+    }
+    if (e->kind == KE_VAR && is_host_var(g, e->var)) {
+      sb_printf(b, "kf_%s", g->k->vars[e->var].name);
+      return 1;
+    }
+    if (e->kind == KE_VAR && g->k->vars[e->var].init) { /* a local the host computes again */
+      sb_putc(b, '(');
+      print_expr_with(g->k, &(print_hooks){stmt_hook, expr_hook, g}, g->k->vars[e->var].init, b);
+      sb_putc(b, ')');
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
+  gen *g = ctx;
+  print_hooks h = {stmt_hook, expr_hook, g};
+  if (s->kind == KST_STORE && s->param >= 0 && s->param < 64 && (g->atomic >> s->param & 1)) {
+    const kkparam *P = &g->k->params[s->param];
+    int wide = P->type == KT_I64 || P->type == KT_U64;
+    print_indent(b, depth);
+    sb_printf(b, "atomicAdd(%s&%s[", wide ? "(unsigned long long *)" : "", P->name);
+    print_expr_with(g->k, &h, s->index, b);
+    sb_printf(b, "], (%s)(%s", wide ? "unsigned long long" : P->type == KT_U32 ? "unsigned int" : "int", s->op == KO_SUB ? "0 - (" : "");
+    if (wide)
+      sb_puts(b, "(long long)(");
+    print_expr_with(g->k, &h, s->value, b);
+    sb_printf(b, "%s%s));\n", wide ? ")" : "", s->op == KO_SUB ? ")" : "");
+    return 1;
+  }
+  if (!g->frame_direct)
+    return 0;
+  if (s->kind == KST_BLOCK && s->text) { /* `int a = 1, b = 2;`: each its own assignment */
+    for (int i = 0; i < s->nbody; i++)
+      if (!stmt_hook(ctx, s->body[i], b, depth))
+        print_stmt_with(g->k, &h, s->body[i], depth, b);
+    return 1;
+  }
+  if (s->kind == KST_DECL && g->frame[s->var]) { /* declared at the kernel's top already */
+    if (s->value) {
+      print_indent(b, depth);
+      sb_printf(b, "%s = ", g->k->vars[s->var].name);
+      print_expr_with(g->k, &h, s->value, b);
+      sb_puts(b, ";\n");
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static void print_stmt_hooked(gen *g, const kstmt *s, int depth, strbuf *b) {
+  print_hooks h = {stmt_hook, expr_hook, g};
+  if (!stmt_hook(g, s, b, depth))
+    print_stmt_with(g->k, &h, s, depth, b);
+}
+
+static void print_e(gen *g, const kexpr *e, strbuf *b) {
+  print_hooks h = {stmt_hook, expr_hook, g};
+  print_expr_with(g->k, &h, e, b);
+}
+
+/* The parameters of every new kernel: the kernel's own, the host loops' variables, the frame,
+ * then extra (", T *p"). */
+static void kernel_head(gen *g, const char *name, const char *what, const char *extra, strbuf *b) {
+  sb_printf(b, "// kfuse parallelize of %s (line %u): %s\n__global__ void %s(", g->k->name, g->k->loc.line, what, name);
+  pass_print_params(g->k, b);
+  for (int i = 0; i < g->nhost; i++)
+    sb_printf(b, ", %s %s", vtype(g, g->host[i]->loop_var), g->k->vars[g->host[i]->loop_var].name);
+  if (g->nframe)
+    sb_printf(b, ", %s_frame *__restrict__ kf_fr", g->base);
+  sb_printf(b, "%s) {\n", extra ? extra : "");
+}
+
+/* The launch of kernel name with grid and block, its arguments the site's. */
+static void launch(gen *g, const char *name, const char *grid, const char *block, strbuf *h, int depth) {
+  print_indent(h, depth);
+  sb_printf(h, "%s<<<%s, %s, 0, %s>>>(", name, grid, block, g->st->stream ? g->st->stream : "0");
+  for (int i = 0; i < g->st->nargs; i++) {
+    const char *t = pass_arg_text(g->m, g->e, NULL, g->st, i);
+    sb_printf(h, "%s%s", i ? ", " : "", t ? t : g->st->args[i].text);
+  }
+  for (int i = 0; i < g->nhost; i++)
+    sb_printf(h, ", kf_%s", g->k->vars[g->host[i]->loop_var].name);
+  if (g->nframe)
+    sb_puts(h, ", kf_fr");
+  sb_puts(h, ");\n");
+}
+
+/* `const T v = kf_fr->v;` for every frame variable s reads (a parallel kernel reads them once). */
+static void frame_read(gen *g, int v, strbuf *b) {
+  const char *t = vtype(g, v);
+  sb_printf(b, "  %s%s %s = kf_fr->%s;\n", strchr(t, '*') ? "" : "const ", t, g->k->vars[v].name, member(g, v));
+}
+
+static void frame_reads(gen *g, const kstmt *s, strbuf *b) {
+  for (int v = 0; v < g->k->nvars; v++)
+    if (g->frame[v] && v != g->red_var && kst_names(s, v))
+      frame_read(g, v, b);
+}
+
+/* The number of threads along a loop, as the host computes it (NULL: it cannot). */
+static const char *extent(gen *g, const kstmt *L, arena *a) {
+  int saved = g->in_device;
+  g->in_device = 0;
+  strbuf lo = {0}, hi = {0};
+  print_e(g, L->lo, &lo);
+  print_e(g, L->hi, &hi);
+  g->in_device = saved;
+  const kexpr *st = kx_strip(L->stride);
+  const char *r = arena_printf(a, "kfuse_par_count((long long)(%s), (long long)(%s)%s, %lld)", lo.s, hi.s,
+                               L->hi_inclusive ? " + 1" : "", (long long)st->ival);
+  sb_free(&lo);
+  sb_free(&hi);
+  return r;
+}
+
+static int host_bounds(gen *g, const kstmt *L) {
+  plan p = {0};
+  p.m = g->m;
+  p.k = g->k;
+  memcpy(p.host, g->host, sizeof g->host);
+  p.nhost = g->nhost;
+  return host_expr(&p, L->lo) && host_expr(&p, L->hi);
+}
+
+/* for (T i = lo + THREAD; i < hi; i += STRIDE) */
+static void grid_loop(gen *g, const kstmt *L, const char *thread, const char *stride, int depth, strbuf *b) {
+  const kexpr *st = kx_strip(L->stride);
+  const char *var = g->k->vars[L->loop_var].name;
+  const kexpr *lo = kx_strip(L->lo);
+  print_indent(b, depth);
+  sb_printf(b, "for (%s %s = ", vtype(g, L->loop_var), var);
+  if (lo->kind != KE_INT || lo->ival != 0) {
+    print_e(g, L->lo, b);
+    sb_puts(b, " + ");
+  }
+  if (st->ival == 1)
+    sb_printf(b, "(%s); %s %s ", thread, var, L->hi_inclusive ? "<=" : "<");
+  else
+    sb_printf(b, "%lld * (%s); %s %s ", (long long)st->ival, thread, var, L->hi_inclusive ? "<=" : "<");
+  print_e(g, L->hi, b);
+  if (st->ival == 1)
+    sb_printf(b, "; %s += %s) {\n", var, stride);
+  else
+    sb_printf(b, "; %s += %lld * (%s)) {\n", var, (long long)st->ival, stride);
+}
+
+static void body_of(gen *g, const kstmt *L, int depth, strbuf *b) {
+  const kstmt **s;
+  int n = stmts_of(L->then, &s);
+  const kstmt *copy[MAX_STMTS];
+  n = n > MAX_STMTS ? MAX_STMTS : n;
+  memcpy(copy, s, sizeof(kstmt *) * (size_t)n);
+  for (int i = 0; i < n; i++)
+    print_stmt_hooked(g, copy[i], depth, b);
+}
+
+static const char *dim_name = "xyz";
+
+static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
+  const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
+  strbuf *b = &g->kernels;
+  g->in_device = 1;
+  g->frame_direct = 0;
+  g->red_var = -1;
+  kernel_head(g, name,
+              arena_printf(g->v->a, "the loop%s at line %u, %d-D grid%s", it->nband > 1 ? "s" : "",
+                           model_line(g->m, it->loop->pos), it->nband, it->atomic ? ", its histogram's additions atomic" : ""),
+              NULL, b);
+  g->atomic = it->atomic;
+  frame_reads(g, it->loop, b);
+  int nb = it->nband;
+  for (int i = 0; i < nb; i++) {
+    int d = nb - 1 - i; /* the innermost loop along x */
+    const char *thread = arena_printf(g->v->a, "blockIdx.%c * blockDim.%c + threadIdx.%c", dim_name[d], dim_name[d],
+                                      dim_name[d]);
+    const char *stride = arena_printf(g->v->a, "gridDim.%c * blockDim.%c", dim_name[d], dim_name[d]);
+    grid_loop(g, it->band[i], thread, stride, 1 + i, b);
+  }
+  body_of(g, it->band[nb - 1], 1 + nb, b);
+  g->atomic = 0;
+  for (int i = nb - 1; i >= 0; i--) {
+    print_indent(b, 1 + i);
+    sb_puts(b, "}\n");
+  }
+  sb_puts(b, "}\n\n");
+  /* the grid: each dimension's threads over its loop's extent, or a fixed count where the
+   * extent depends on an outer loop of the grid */
+  int bx = nb == 1 ? g->block : 32, by = nb == 1 ? 1 : (nb == 2 ? g->block / 32 : 4), bz = nb == 3 ? g->block / 128 : 1;
+  int bdim[3] = {bx, by, bz};
+  const char *gd[3] = {"1", "1", "1"};
+  g->in_device = 0;
+  for (int i = 0; i < nb; i++) {
+    int d = nb - 1 - i;
+    static const long long cap[3] = {1 << 20, 65535, 65535};
+    if (host_bounds(g, it->band[i]))
+      gd[d] = arena_printf(g->v->a, "kfuse_par_blocks(%s, %d, %lld)", extent(g, it->band[i], g->v->a), bdim[d], cap[d]);
+    else
+      gd[d] = d == 0 ? "256" : "64";
+  }
+  const char *grid = nb == 1 ? gd[0] : arena_printf(g->v->a, "dim3(%s, %s, %s)", gd[0], gd[1], gd[2]);
+  const char *block = nb == 1 ? arena_printf(g->v->a, "%d", bx) : arena_printf(g->v->a, "dim3(%d, %d, %d)", bx, by, bz);
+  launch(g, name, grid, block, h, depth);
+}
+
+static const char *identity(const char *op, ktype t) {
+  if (!strcmp(op, "+"))
+    return "0";
+  int is_max = strstr(op, "max") != NULL;
+  switch (t) {
+  case KT_F32: return is_max ? "-INFINITY" : "INFINITY";
+  case KT_F64: return is_max ? "-(double)INFINITY" : "(double)INFINITY";
+  case KT_I32: return is_max ? "(-2147483647 - 1)" : "2147483647";
+  default: return is_max ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+  }
+}
+
+static const char *combine(arena *a, const char *op, const char *x, const char *y) {
+  if (!strcmp(op, "+"))
+    return arena_printf(a, "%s + %s", x, y);
+  return arena_printf(a, "%s(%s, %s)", op, x, y);
+}
+
+/* The fixed tree over kf_sh_<v>[0, block) in shared memory, lane 0 last. */
+static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
+  print_indent(b, depth);
+  sb_puts(b, "__syncthreads();\n");
+  print_indent(b, depth);
+  sb_printf(b, "for (int kf_w = %d; kf_w > 0; kf_w >>= 1) {\n", g->block / 2);
+  print_indent(b, depth + 1);
+  sb_puts(b, "if ((int)threadIdx.x < kf_w) {\n");
+  for (int r = 0; r < it->nred; r++) {
+    const char *v = g->k->vars[it->red[r]].name;
+    const char *x = arena_printf(g->v->a, "kf_sh_%s[threadIdx.x]", v);
+    const char *y = arena_printf(g->v->a, "kf_sh_%s[threadIdx.x + kf_w]", v);
+    print_indent(b, depth + 2);
+    sb_printf(b, "%s = %s;\n", x, combine(g->v->a, it->red_op[r], x, y));
+  }
+  print_indent(b, depth + 1);
+  sb_puts(b, "}\n");
+  print_indent(b, depth + 1);
+  sb_puts(b, "__syncthreads();\n");
+  print_indent(b, depth);
+  sb_puts(b, "}\n");
+}
+
+static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
+  const char *name = arena_printf(g->v->a, "%s_red%d", g->base, ++g->nkernels);
+  strbuf *b = &g->kernels;
+  arena *a = g->v->a;
+  g->in_device = 1;
+  g->frame_direct = 0;
+  g->red_var = -1;
+  kernel_head(g, name, arena_printf(a, "the reduction at line %u, each block's share", model_line(g->m, it->loop->pos)),
+              NULL, b);
+  for (int v = 0; v < g->k->nvars; v++) {
+    int is_red = 0;
+    for (int r = 0; r < it->nred; r++)
+      is_red |= it->red[r] == v;
+    if (g->frame[v] && !is_red && kst_names(it->loop, v))
+      frame_read(g, v, b);
+  }
+  for (int r = 0; r < it->nred; r++)
+    sb_printf(b, "  %s %s = %s;\n", vtype(g, it->red[r]), g->k->vars[it->red[r]].name,
+              identity(it->red_op[r], g->k->vars[it->red[r]].type));
+  grid_loop(g, it->loop, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
+  body_of(g, it->loop, 2, b);
+  sb_puts(b, "  }\n");
+  for (int r = 0; r < it->nred; r++) {
+    const char *v = g->k->vars[it->red[r]].name;
+    sb_printf(b, "  __shared__ %s kf_sh_%s[%d];\n  kf_sh_%s[threadIdx.x] = %s;\n", vtype(g, it->red[r]), v, g->block, v,
+              v);
+  }
+  block_tree(g, it, 1, b);
+  sb_puts(b, "  if (threadIdx.x == 0) {\n");
+  for (int r = 0; r < it->nred; r++) {
+    const char *v = g->k->vars[it->red[r]].name;
+    sb_printf(b, "    kf_fr->kf_part_%s[blockIdx.x] = kf_sh_%s[0];\n", member(g, it->red[r]), v);
+  }
+  sb_puts(b, "  }\n}\n\n");
+  /* the blocks' partial results, in block order, by one block */
+  const char *done = arena_printf(a, "%s_red%d_done", g->base, g->nkernels);
+  sb_printf(b, "// kfuse parallelize of %s: the reduction at line %u, the blocks' results in a fixed order\n",
+            g->k->name, model_line(g->m, it->loop->pos));
+  sb_printf(b, "__global__ void %s(%s_frame *__restrict__ kf_fr, int kf_blocks) {\n", done, g->base);
+  for (int r = 0; r < it->nred; r++) {
+    const char *v = g->k->vars[it->red[r]].name, *t = vtype(g, it->red[r]), *op = it->red_op[r];
+    sb_printf(b, "  %s %s = %s;\n", t, v, identity(op, g->k->vars[it->red[r]].type));
+    sb_printf(b, "  for (int kf_b = threadIdx.x; kf_b < kf_blocks; kf_b += blockDim.x)\n    %s = %s;\n", v,
+              combine(a, op, v, arena_printf(a, "kf_fr->kf_part_%s[kf_b]", member(g, it->red[r]))));
+    sb_printf(b, "  __shared__ %s kf_sh_%s[%d];\n  kf_sh_%s[threadIdx.x] = %s;\n", t, v, g->block, v, v);
+  }
+  block_tree(g, it, 1, b);
+  sb_puts(b, "  if (threadIdx.x == 0) {\n");
+  for (int r = 0; r < it->nred; r++) {
+    const char *v = g->k->vars[it->red[r]].name, *mv = member(g, it->red[r]);
+    sb_printf(b, "    kf_fr->%s = %s;\n", mv,
+              combine(a, it->red_op[r], arena_printf(a, "kf_fr->%s", mv), arena_printf(a, "kf_sh_%s[0]", v)));
+  }
+  sb_puts(b, "  }\n}\n\n");
+  g->in_device = 0;
+  const char *blocks = host_bounds(g, it->loop)
+                           ? arena_printf(a, "kfuse_par_blocks(%s, %d, %d)", extent(g, it->loop, a), g->block, RED_PARTS)
+                           : arena_printf(a, "%d", RED_PARTS);
+  print_indent(h, depth);
+  sb_printf(h, "{\n");
+  print_indent(h, depth + 1);
+  sb_printf(h, "const unsigned kf_blocks = %s;\n", blocks);
+  launch(g, name, "kf_blocks", arena_printf(a, "%d", g->block), h, depth + 1);
+  print_indent(h, depth + 1);
+  sb_printf(h, "%s<<<1, %d, 0, %s>>>(kf_fr, (int)kf_blocks);\n", done, g->block, g->st->stream ? g->st->stream : "0");
+  print_indent(h, depth);
+  sb_printf(h, "}\n");
+}
+
+/* The scan's operator on x and y (x the earlier). */
+static const char *scan_op(arena *a, const item *it, const char *x, const char *y) { return combine(a, it->scan_op, x, y); }
+
+/* A Hillis-Steele inclusive scan of kf_sh[0, block) in shared memory: a fixed order. */
+static void block_scan(gen *g, const item *it, const char *t, const char *ident, strbuf *b) {
+  sb_printf(b, "  __syncthreads();\n  for (int kf_d = 1; kf_d < %d; kf_d <<= 1) {\n", g->block);
+  sb_printf(b, "    const %s kf_w = (int)threadIdx.x >= kf_d ? kf_sh[threadIdx.x - kf_d] : %s;\n", t, ident);
+  sb_printf(b, "    __syncthreads();\n    kf_sh[threadIdx.x] = %s;\n    __syncthreads();\n  }\n",
+            scan_op(g->v->a, it, "kf_w", "kf_sh[threadIdx.x]"));
+}
+
+/* A scan y[i] = y[i - 1] op g(i) over [lo, hi): each block scans its share in shared memory
+ * and leaves its total; one block scans the totals from y[lo - 1] in a fixed order; each
+ * block adds its offset. Deterministic; a sum is reassociated. */
+static void gen_scan(gen *g, const item *it, strbuf *h, int depth) {
+  arena *a = g->v->a;
+  strbuf *b = &g->kernels;
+  const kstmt *L = it->loop;
+  const kkparam *Y = &g->k->params[it->scan_store->param];
+  const char *t = Y->type == KT_F32 ? "float" : Y->type == KT_F64 ? "double" : Y->type == KT_I32 ? "int" : "long long";
+  const char *ident = identity(it->scan_op, Y->type);
+  const char *iv = g->k->vars[L->loop_var].name, *it_t = vtype(g, L->loop_var);
+  int n = ++g->nkernels;
+  g->in_device = 1;
+  g->frame_direct = 0;
+  g->red_var = -1;
+  strbuf lo = {0}, hi = {0};
+  print_e(g, L->lo, &lo);
+  print_e(g, L->hi, &hi);
+  const char *count = arena_printf(a, "(long long)(%s)%s - (long long)(%s)", hi.s, L->hi_inclusive ? " + 1" : "", lo.s);
+  unsigned line = model_line(g->m, L->pos);
+  /* 1: each block's share */
+  const char *k1 = arena_printf(a, "%s_scan%d", g->base, n);
+  kernel_head(g, k1, arena_printf(a, "the scan at line %u, each block's share", line),
+              arena_printf(a, ", %s *__restrict__ kf_part", t), b);
+  frame_reads(g, L, b);
+  sb_printf(b, "  __shared__ %s kf_sh[%d];\n  const long long kf_k = (long long)blockIdx.x * %d + threadIdx.x;\n", t,
+            g->block, g->block);
+  sb_printf(b, "  %s kf_v = %s;\n  if (kf_k < %s) {\n    const %s %s = (%s)((%s) + kf_k);\n    kf_v = ", t, ident, count,
+            it_t, iv, it_t, lo.s);
+  print_e(g, it->scan_term, b);
+  sb_puts(b, ";\n  }\n  kf_sh[threadIdx.x] = kf_v;\n");
+  block_scan(g, it, t, ident, b);
+  sb_printf(b, "  if (kf_k < %s)\n    %s[(%s) + kf_k] = kf_sh[threadIdx.x];\n", count, Y->name, lo.s);
+  sb_printf(b, "  if (threadIdx.x == %d)\n    kf_part[blockIdx.x] = kf_sh[%d];\n}\n\n", g->block - 1, g->block - 1);
+  /* 2: the blocks' offsets, from y[lo - 1] */
+  const char *k2 = arena_printf(a, "%s_scan%d_offsets", g->base, n);
+  kernel_head(g, k2, arena_printf(a, "the scan at line %u, the blocks' offsets in a fixed order", line),
+              arena_printf(a, ", %s *__restrict__ kf_part, int kf_blocks", t), b);
+  sb_printf(b, "  __shared__ %s kf_sh[%d];\n  __shared__ %s kf_carry;\n", t, g->block, t);
+  sb_printf(b, "  if (threadIdx.x == 0)\n    kf_carry = %s[(%s) - 1];\n", Y->name, lo.s);
+  sb_printf(b, "  for (int kf_c = 0; kf_c < kf_blocks; kf_c += %d) {\n", g->block);
+  sb_printf(b, "    const int kf_b = kf_c + (int)threadIdx.x;\n    kf_sh[threadIdx.x] = kf_b < kf_blocks ? kf_part[kf_b] : %s;\n",
+            ident);
+  strbuf inner = {0};
+  block_scan(g, it, t, ident, &inner);
+  for (char *q = inner.s; q && *q; q++) { /* indent the block scan one level more */
+    sb_puts(b, "  ");
+    char *nl = strchr(q, '\n');
+    sb_putn(b, q, (size_t)(nl - q + 1));
+    q = nl;
+  }
+  sb_free(&inner);
+  sb_printf(b, "    const %s kf_before = threadIdx.x ? kf_sh[threadIdx.x - 1] : %s;\n", t, ident);
+  sb_printf(b, "    if (kf_b < kf_blocks)\n      kf_part[kf_b] = %s;\n", scan_op(a, it, "kf_carry", "kf_before"));
+  sb_printf(b, "    __syncthreads();\n    if (threadIdx.x == 0)\n      kf_carry = %s;\n    __syncthreads();\n  }\n}\n\n",
+            scan_op(a, it, "kf_carry", arena_printf(a, "kf_sh[%d]", g->block - 1)));
+  /* 3: each block's offset */
+  const char *k3 = arena_printf(a, "%s_scan%d_add", g->base, n);
+  kernel_head(g, k3, arena_printf(a, "the scan at line %u, each block's offset added", line),
+              arena_printf(a, ", const %s *__restrict__ kf_part", t), b);
+  sb_printf(b, "  const long long kf_k = (long long)blockIdx.x * %d + threadIdx.x;\n  if (kf_k < %s)\n", g->block, count);
+  sb_printf(b, "    %s[(%s) + kf_k] = %s;\n}\n\n", Y->name, lo.s,
+            scan_op(a, it, "kf_part[blockIdx.x]", arena_printf(a, "%s[(%s) + kf_k]", Y->name, lo.s)));
+  /* the host: scratch for the blocks' totals */
+  g->in_device = 0;
+  const char *stream = g->st->stream ? g->st->stream : "0";
+  print_indent(h, depth);
+  sb_printf(h, "if (%s > 0) {\n", extent(g, L, a));
+  print_indent(h, depth + 1);
+  sb_printf(h, "const unsigned kf_blocks = kfuse_par_blocks(%s, %d, 2147483647);\n", extent(g, L, a), g->block);
+  print_indent(h, depth + 1);
+  sb_printf(h, "%s *kf_part = NULL;\n", t);
+  print_indent(h, depth + 1);
+  sb_printf(h, "cudaMallocAsync((void **)&kf_part, sizeof(%s) * kf_blocks, %s);\n", t, stream);
+  strbuf l = {0};
+  launch(g, k1, "kf_blocks", arena_printf(a, "%d", g->block), &l, depth + 1);
+  launch(g, k2, "1", arena_printf(a, "%d", g->block), &l, depth + 1);
+  launch(g, k3, "kf_blocks", arena_printf(a, "%d", g->block), &l, depth + 1);
+  /* the scratch and the block count after the site's arguments */
+  int which = 0;
+  for (char *q = l.s; q && *q; q++) {
+    if (q[0] == ')' && q[1] == ';' && q[2] == '\n') {
+      sb_puts(h, which == 1 ? ", kf_part, (int)kf_blocks);\n" : ", kf_part);\n");
+      q += 2;
+      which++;
+    } else
+      sb_putc(h, *q);
+  }
+  sb_free(&l);
+  print_indent(h, depth + 1);
+  sb_printf(h, "cudaFreeAsync(kf_part, %s);\n", stream);
+  print_indent(h, depth);
+  sb_puts(h, "}\n");
+  sb_free(&lo);
+  sb_free(&hi);
+}
+
+static void gen_serial(gen *g, const item *it, strbuf *h, int depth) {
+  const char *name = arena_printf(g->v->a, "%s_serial%d", g->base, ++g->nkernels);
+  strbuf *b = &g->kernels;
+  g->in_device = 1;
+  g->frame_direct = 1;
+  kernel_head(g, name,
+              arena_printf(g->v->a, "line%s %u%s, in one thread", it->nstmts > 1 ? "s" : "",
+                           model_line(g->m, it->stmts[0]->pos), it->nstmts > 1 ? " on" : ""),
+              NULL, b);
+  /* the frame's variables as the kernel's own, copied in, and back where they change */
+  for (int v = 0; v < g->k->nvars; v++) {
+    int named = 0;
+    for (int i = 0; i < it->nstmts && !named; i++)
+      named = kst_names(it->stmts[i], v);
+    if (g->frame[v] && named)
+      sb_printf(b, "  %s %s = kf_fr->%s;\n", vtype(g, v), g->k->vars[v].name, member(g, v));
+  }
+  for (int i = 0; i < it->nstmts; i++)
+    print_stmt_hooked(g, it->stmts[i], 1, b);
+  for (int v = 0; v < g->k->nvars; v++) {
+    int set = 0;
+    for (int i = 0; i < it->nstmts && !set; i++)
+      set = kst_assigns(it->stmts[i], v);
+    if (g->frame[v] && set)
+      sb_printf(b, "  kf_fr->%s = %s;\n", member(g, v), g->k->vars[v].name);
+  }
+  sb_puts(b, "}\n\n");
+  g->frame_direct = 0;
+  launch(g, name, "1", "1", h, depth);
+}
+
+static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth);
+
+static void gen_loop(gen *g, const item *it, strbuf *h, int depth) {
+  const kstmt *L = it->loop;
+  const char *var = g->k->vars[L->loop_var].name;
+  g->in_device = 0;
+  print_indent(h, depth);
+  sb_printf(h, "for (%s kf_%s = ", vtype(g, L->loop_var), var);
+  print_e(g, L->lo, h);
+  sb_printf(h, "; kf_%s %s ", var, L->hi_inclusive ? "<=" : "<");
+  print_e(g, L->hi, h);
+  sb_printf(h, "; kf_%s += %lld) {\n", var, (long long)kx_strip(L->stride)->ival);
+  g->host[g->nhost++] = L;
+  gen_items(g, it->body, it->nbody, h, depth + 1);
+  g->nhost--;
+  print_indent(h, depth);
+  sb_puts(h, "}\n");
+}
+
+static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth) {
+  for (int i = 0; i < n; i++)
+    switch (items[i].kind) {
+    case IT_SERIAL: gen_serial(g, &items[i], h, depth); break;
+    case IT_PAR: gen_par(g, &items[i], h, depth); break;
+    case IT_RED: gen_red(g, &items[i], h, depth); break;
+    case IT_SCAN: gen_scan(g, &items[i], h, depth); break;
+    case IT_LOOP: gen_loop(g, &items[i], h, depth); break;
+    }
+}
+
+/* Frame variables: the scalars declared by the serial items' top-level statements, and the
+ * accumulators of the reductions. */
+static void mark_frame(gen *g, const item *items, int n) {
+  for (int i = 0; i < n; i++) {
+    const item *it = &items[i];
+    for (int s = 0; s < it->nstmts; s++) {
+      const kstmt *st = it->stmts[s];
+      if (st->kind == KST_DECL)
+        g->frame[st->var] = 1;
+      if (st->kind == KST_BLOCK && st->text)
+        for (int j = 0; j < st->nbody; j++)
+          if (st->body[j]->kind == KST_DECL)
+            g->frame[st->body[j]->var] = 1;
+    }
+    for (int r = 0; r < it->nred; r++)
+      g->frame[it->red[r]] = 1;
+    mark_frame(g, it->body, it->nbody);
+  }
+}
+
+static int has_red(const item *items, int n) {
+  for (int i = 0; i < n; i++)
+    if (items[i].kind == IT_RED || has_red(items[i].body, items[i].nbody))
+      return 1;
+  return 0;
+}
+
+static void red_slots(gen *g, const item *items, int n, strbuf *b, unsigned char *done) {
+  for (int i = 0; i < n; i++) {
+    for (int r = 0; r < items[i].nred; r++) {
+      int v = items[i].red[r];
+      if (!done[v])
+        sb_printf(b, "  %s kf_part_%s[%d];\n", vtype(g, v), member(g, v), RED_PARTS);
+      done[v] = 1;
+    }
+    red_slots(g, items[i].body, items[i].nbody, b, done);
+  }
+}
+
+static const char helper[] =
+    "// kfuse parallelize: the blocks over n threads (at least 1, at most cap; each kernel loops\n"
+    "// over the rest)\n"
+    "static inline long long kfuse_par_count(long long lo, long long hi, long long step) {\n"
+    "  return hi > lo ? (hi - lo + step - 1) / step : 0;\n"
+    "}\n"
+    "static inline unsigned kfuse_par_blocks(long long n, int block, long long cap) {\n"
+    "  long long b = (n + block - 1) / block;\n"
+    "  return (unsigned)(b < 1 ? 1 : b > cap ? cap : b);\n"
+    "}\n";
+
+static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[site->entry];
+  int at = pass_top_position(e, site->first_step);
+  const kkernel *k = NULL;
+  int quiet;
+  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &k, &quiet)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "parallelize: the site %s no longer applies; the variant is dropped",
+                site->what);
+    return 0;
+  }
+  const kstep *st = &e->steps[at];
+  static item items[MAX_ITEMS];
+  item *ip = items;
+  int n = 0;
+  static plan p;
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.k = k;
+  plan_stmt(&p, k->body, &ip, &n);
+  gen g = {0};
+  g.v = v;
+  g.m = m;
+  g.e = e;
+  g.st = st;
+  g.k = k;
+  g.block = values ? values[0] : block_values[0];
+  g.base = variant_fresh_name(v, arena_printf(v->a, "%s_p", k->name));
+  g.frame = arena_alloc(v->a, (size_t)k->nvars + 1);
+  g.red_var = -1;
+  mark_frame(&g, items, n);
+  for (int i = 0; i < k->nvars; i++)
+    g.nframe += g.frame[i];
+  strbuf host = {0}, out = {0};
+  const char *stream = st->stream ? st->stream : "0";
+  sb_puts(&host, "do {\n");
+  if (g.nframe) {
+    sb_printf(&host, "    %s_frame *kf_fr = NULL;\n", g.base);
+    sb_printf(&host, "    cudaMallocAsync((void **)&kf_fr, sizeof(%s_frame), %s);\n", g.base, stream);
+  }
+  gen_items(&g, items, n, &host, 2);
+  if (g.nframe)
+    sb_printf(&host, "    cudaFreeAsync(kf_fr, %s);\n", stream);
+  sb_puts(&host, "  } while (0)");
+  if (g.nframe) {
+    sb_printf(&out, "// kfuse parallelize of %s: the scalars its launches share, in device memory\nstruct %s_frame {\n",
+              k->name, g.base);
+    for (int i = 0; i < k->nvars; i++)
+      if (g.frame[i])
+        sb_printf(&out, "  %s %s;\n", vtype(&g, i), member(&g, i));
+    unsigned char *done = arena_alloc(v->a, (size_t)k->nvars + 1);
+    red_slots(&g, items, n, &out, done);
+    sb_puts(&out, "};\n\n");
+  }
+  sb_puts(&out, g.kernels.s ? g.kernels.s : "");
+  /* one launch and no frame: the launch alone, without the block around it */
+  const char *first = strchr(host.s, '\n') + 1, *semi = strstr(first, ";\n");
+  if (!g.nframe && semi && !strcmp(semi, ";\n  } while (0)") && !strchr(first, '{')) {
+    while (*first == ' ')
+      first++;
+    const char *one = arena_strndup(v->a, first, (size_t)(semi - first));
+    host.len = 0;
+    sb_puts(&host, one);
+  }
+  int ok = variant_replace_step(v, site->entry, st, host.s);
+  if (ok) {
+    variant_add_helper(v, "kfuse_par_blocks", helper);
+    if (has_red(items, n))
+      variant_add_include(v, "<math.h>");
+    variant_note(v, arena_printf(v->a, "parallelize@%s#%d(block=%d)", e->name, site->first_step, g.block),
+                 arena_printf(v->a, "parallelize: %s -> %d kernels (%d parallel), block %d", site->what, g.nkernels,
+                              p.nparallel, g.block));
+    variant_add_kernel(v, site->entry, g.base, out.s);
+  } else {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "parallelize: overlapping changes at %s; the variant is dropped",
+                site->what);
+  }
+  sb_free(&host);
+  sb_free(&out);
+  sb_free(&g.kernels);
+  return ok;
+}
+
+const pass pass_parallelize = {
+    "parallelize",
+    "turn a one-thread kernel's independent loops into grids, its reductions into trees",
+    find,
+    get_params,
+    apply,
+    0, /* by default */
+    0, /* not optional */
+};

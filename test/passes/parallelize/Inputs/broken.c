@@ -1,0 +1,3 @@
+// kfuse: in x float[n]
+// kfuse: tune n=16
+void f(int n, const float *x) { n = ; }

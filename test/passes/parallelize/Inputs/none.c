@@ -1,0 +1,1 @@
+void f(int n, float *x) { x[0] = n; }
