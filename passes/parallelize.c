@@ -15,7 +15,9 @@
  *              histogram) is parallel too, its additions atomic (exact in any order);
  *   reduction  a loop independent but for accumulators declared before it and updated
  *              only by `s += f`, `s -= f`, `s = s + f`, `s = fmaxf(s, f)` (fminf, max,
- *              min...) or `if (f > s) s = f;`: each thread reduces its share of the
+ *              min...) or `if (f > s) s = f;`, or an argmax's value and index (`if (f > v)
+ *              { v = f; w = i; }`, ties to the first or last index as the comparison
+ *              says): each thread reduces its share of the
  *              iterations, blocks combine theirs by a fixed tree in shared memory, and one
  *              block combines the blocks' partial results in a fixed order: deterministic,
  *              and a sum reassociated (the entry's tolerance covers it; the verifier
@@ -101,6 +103,18 @@ static int declares(const kstmt *s, int var) {
     if (declares(s->body[i], var))
       return 1;
   return declares(s->init, var) || declares(s->then, var) || declares(s->orelse, var);
+}
+
+/* The statements of a loop's body or of a block, in order. */
+static int stmts_of(const kstmt *s, const kstmt ***out) {
+  if (s && s->kind == KST_BLOCK && !s->text) {
+    *out = (const kstmt **)s->body;
+    return s->nbody;
+  }
+  static const kstmt *one[1];
+  *out = one;
+  one[0] = s;
+  return s ? 1 : 0;
 }
 
 /* Whether s returns, or breaks out of the loop it is in (inner loops' own breaks aside). */
@@ -305,13 +319,66 @@ static unsigned long long histograms(const kkernel *k, const kstmt *L) {
 
 /* Whether L's iterations are independent, but for the accumulators it reduces into (set in
  * it->red when `reduce`). NULL when they are; else why not. */
+/* An argmax: L's body the one statement `if (e > v) { v = e; w = i; }` (or <, >=, <=,
+ * either way round), i L's variable, v and w named nowhere else in L. Fills it's first
+ * two accumulators (v with "argmax" and its kin, w with "index"). */
+static int arg_match(const plan *p, const kstmt *L, item *it) {
+  const kkernel *k = p->k;
+  const kstmt **b;
+  if (stmts_of(L->then, &b) != 1 || b[0]->kind != KST_IF || b[0]->orelse || !b[0]->cond)
+    return 0;
+  const kstmt *s = b[0], **t;
+  if (stmts_of(s->then, &t) != 2)
+    return 0;
+  const kstmt *sv = t[0], *sw = t[1];
+  if (sv->kind != KST_ASSIGN || sw->kind != KST_ASSIGN || sv->op >= 0 || sw->op >= 0 || sv->member || sw->member)
+    return 0;
+  if (!kx_is_var(sw->value, L->loop_var)) {
+    const kstmt *x = sv;
+    sv = sw;
+    sw = x;
+  }
+  int v = sv->var, w = sw->var;
+  if (v == w || !kx_is_var(sw->value, L->loop_var))
+    return 0;
+  const kexpr *c = kx_strip(s->cond);
+  if (c->kind != KE_BINARY || (c->op != KO_LT && c->op != KO_GT && c->op != KO_LE && c->op != KO_GE))
+    return 0;
+  int greater = c->op == KO_GT || c->op == KO_GE, strict = c->op == KO_GT || c->op == KO_LT;
+  const kexpr *e;
+  if (kx_is_var(c->b, v))
+    e = c->a;
+  else if (kx_is_var(c->a, v)) {
+    e = c->b;
+    greater = !greater;
+  } else
+    return 0;
+  ktype tv = k->vars[v].type, tw = k->vars[w].type;
+  if (kx_count(e, v) || kx_count(e, w) || !same_expr(k, e, sv->value) || kst_count(L->then, v) != 1 ||
+      kst_count(L->then, w) != 0 || (tv != KT_F32 && tv != KT_F64 && tv != KT_I32 && tv != KT_I64) ||
+      (tw != KT_I32 && tw != KT_I64) || is_host_loop_var(p, v) || is_host_loop_var(p, w))
+    return 0;
+  static const char *const ops[2][2] = {{"argmin_last", "argmin"}, {"argmax_last", "argmax"}};
+  it->red[0] = v;
+  it->red_op[0] = ops[greater][strict];
+  it->red[1] = w;
+  it->red_op[1] = "index";
+  it->nred = 2;
+  return 1;
+}
+
 static const char *independent(plan *p, const kstmt *L, int reduce, item *it) {
   const kkernel *k = p->k;
   const char *why = own_loop(p, L);
   if (why)
     return why;
+  if (reduce)
+    arg_match(p, L, it);
   for (int v = 0; v < k->nvars; v++) {
-    if (v == L->loop_var || !kst_names(L, v) || declares(L->then, v))
+    int taken = 0;
+    for (int r = 0; r < it->nred; r++)
+      taken |= it->red[r] == v;
+    if (v == L->loop_var || !kst_names(L, v) || declares(L->then, v) || taken)
       continue;
     if (k->vars[v].kind == KV_LOCAL_ARRAY || k->vars[v].kind == KV_SHARED)
       return arena_printf(p->m->arena, "uses the array '%s' declared outside it", k->vars[v].name);
@@ -357,18 +424,6 @@ static int host_expr(const plan *p, const kexpr *e) {
   case KE_SELECT: return host_expr(p, e->a) && host_expr(p, e->b) && host_expr(p, e->c);
   default: return 0;
   }
-}
-
-/* The statements of a loop's body or of a block, in order. */
-static int stmts_of(const kstmt *s, const kstmt ***out) {
-  if (s && s->kind == KST_BLOCK && !s->text) {
-    *out = (const kstmt **)s->body;
-    return s->nbody;
-  }
-  static const kstmt *one[1];
-  *out = one;
-  one[0] = s;
-  return s ? 1 : 0;
 }
 
 /* Whether e is y[i - 1]: a load of param y one before loop variable i. */
@@ -969,6 +1024,47 @@ static const char *combine(arena *a, const char *op, const char *x, const char *
   return arena_printf(a, "%s(%s, %s)", op, x, y);
 }
 
+/* Whether op is one of an argmax's (argmin's) pair: "argmax" (the first index of the
+ * maximum, `>`), "argmax_last" (`>=`), "argmin", "argmin_last". */
+static int is_arg(const char *op) { return !strncmp(op, "arg", 3); }
+
+/* Where a reduction's value sits: fmt's %s is the variable's name, or its frame member. */
+static const char *at_(gen *g, const char *fmt, int v, int use_member) {
+  return arena_printf(g->v->a, fmt, use_member ? member(g, v) : g->k->vars[v].name);
+}
+
+/* Lines combining y into x for every accumulator of it (x, y: formats of at_, xm, ym:
+ * whether they name frame members). For an argmax's pair, y's index wins a tie by order
+ * (the first or the last, as the loop's comparison had it); at the frame (`final`), the
+ * loop's value must beat the value from before the loop as the comparison says. */
+static void emit_combine(gen *g, const item *it, const char *x, int xm, const char *y, int ym, int final, int depth,
+                         strbuf *b) {
+  for (int r = 0; r < it->nred; r++) {
+    const char *op = it->red_op[r];
+    if (!strcmp(op, "index"))
+      continue; /* with its value */
+    const char *xv = at_(g, x, it->red[r], xm), *yv = at_(g, y, it->red[r], ym);
+    print_indent(b, depth);
+    if (!is_arg(op)) {
+      sb_printf(b, "%s = %s;\n", xv, combine(g->v->a, op, xv, yv));
+      continue;
+    }
+    const char *xk = at_(g, x, it->red[r + 1], xm), *yk = at_(g, y, it->red[r + 1], ym);
+    int max = !strncmp(op, "argmax", 6), last = strstr(op, "_last") != NULL;
+    if (final)
+      sb_printf(b, "if (%s %s%s %s) {\n", yv, max ? ">" : "<", last ? "=" : "", xv);
+    else
+      sb_printf(b, "if (%s %s %s || (%s == %s && %s %s %s)) {\n", yv, max ? ">" : "<", xv, yv, xv, yk, last ? ">" : "<",
+                xk);
+    print_indent(b, depth + 1);
+    sb_printf(b, "%s = %s;\n", xv, yv);
+    print_indent(b, depth + 1);
+    sb_printf(b, "%s = %s;\n", xk, yk);
+    print_indent(b, depth);
+    sb_puts(b, "}\n");
+  }
+}
+
 /* The fixed tree over kf_sh_<v>[0, block) in shared memory, lane 0 last. */
 static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
   print_indent(b, depth);
@@ -977,19 +1073,22 @@ static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
   sb_printf(b, "for (int kf_w = %d; kf_w > 0; kf_w >>= 1) {\n", g->block / 2);
   print_indent(b, depth + 1);
   sb_puts(b, "if ((int)threadIdx.x < kf_w) {\n");
-  for (int r = 0; r < it->nred; r++) {
-    const char *v = g->k->vars[it->red[r]].name;
-    const char *x = arena_printf(g->v->a, "kf_sh_%s[threadIdx.x]", v);
-    const char *y = arena_printf(g->v->a, "kf_sh_%s[threadIdx.x + kf_w]", v);
-    print_indent(b, depth + 2);
-    sb_printf(b, "%s = %s;\n", x, combine(g->v->a, it->red_op[r], x, y));
-  }
+  emit_combine(g, it, "kf_sh_%s[threadIdx.x]", 0, "kf_sh_%s[threadIdx.x + kf_w]", 0, 0, depth + 2, b);
   print_indent(b, depth + 1);
   sb_puts(b, "}\n");
   print_indent(b, depth + 1);
   sb_puts(b, "__syncthreads();\n");
   print_indent(b, depth);
   sb_puts(b, "}\n");
+}
+
+/* The identity of accumulator r of it: where a thread without iterations starts. */
+static const char *red_identity(gen *g, const item *it, int r) {
+  ktype t = g->k->vars[it->red[r]].type;
+  if (strcmp(it->red_op[r], "index"))
+    return identity(it->red_op[r], t);
+  int last = strstr(it->red_op[r - 1], "_last") != NULL; /* the index loses every tie */
+  return identity(last ? "max" : "min", t);
 }
 
 static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
@@ -1009,8 +1108,7 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
       frame_read(g, v, b);
   }
   for (int r = 0; r < it->nred; r++)
-    sb_printf(b, "  %s %s = %s;\n", vtype(g, it->red[r]), g->k->vars[it->red[r]].name,
-              identity(it->red_op[r], g->k->vars[it->red[r]].type));
+    sb_printf(b, "  %s %s = %s;\n", vtype(g, it->red[r]), g->k->vars[it->red[r]].name, red_identity(g, it, r));
   grid_loop(g, it->loop, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
   body_of(g, it->loop, 2, b);
   sb_puts(b, "  }\n");
@@ -1031,20 +1129,19 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   sb_printf(b, "// kfuse parallelize of %s: the reduction at line %u, the blocks' results in a fixed order\n",
             g->k->name, model_line(g->m, it->loop->pos));
   sb_printf(b, "__global__ void %s(%s_frame *__restrict__ kf_fr, int kf_blocks) {\n", done, g->base);
+  for (int r = 0; r < it->nred; r++)
+    sb_printf(b, "  %s %s = %s;\n", vtype(g, it->red[r]), g->k->vars[it->red[r]].name, red_identity(g, it, r));
+  sb_puts(b, "  for (int kf_b = threadIdx.x; kf_b < kf_blocks; kf_b += blockDim.x) {\n");
+  emit_combine(g, it, "%s", 0, "kf_fr->kf_part_%s[kf_b]", 1, 0, 2, b);
+  sb_puts(b, "  }\n");
   for (int r = 0; r < it->nred; r++) {
-    const char *v = g->k->vars[it->red[r]].name, *t = vtype(g, it->red[r]), *op = it->red_op[r];
-    sb_printf(b, "  %s %s = %s;\n", t, v, identity(op, g->k->vars[it->red[r]].type));
-    sb_printf(b, "  for (int kf_b = threadIdx.x; kf_b < kf_blocks; kf_b += blockDim.x)\n    %s = %s;\n", v,
-              combine(a, op, v, arena_printf(a, "kf_fr->kf_part_%s[kf_b]", member(g, it->red[r]))));
-    sb_printf(b, "  __shared__ %s kf_sh_%s[%d];\n  kf_sh_%s[threadIdx.x] = %s;\n", t, v, g->block, v, v);
+    const char *v = g->k->vars[it->red[r]].name;
+    sb_printf(b, "  __shared__ %s kf_sh_%s[%d];\n  kf_sh_%s[threadIdx.x] = %s;\n", vtype(g, it->red[r]), v, g->block, v,
+              v);
   }
   block_tree(g, it, 1, b);
   sb_puts(b, "  if (threadIdx.x == 0) {\n");
-  for (int r = 0; r < it->nred; r++) {
-    const char *v = g->k->vars[it->red[r]].name, *mv = member(g, it->red[r]);
-    sb_printf(b, "    kf_fr->%s = %s;\n", mv,
-              combine(a, it->red_op[r], arena_printf(a, "kf_fr->%s", mv), arena_printf(a, "kf_sh_%s[0]", v)));
-  }
+  emit_combine(g, it, "kf_fr->%s", 1, "kf_sh_%s[0]", 0, 1, 2, b);
   sb_puts(b, "  }\n}\n\n");
   g->in_device = 0;
   const char *blocks = host_bounds(g, it->loop)
