@@ -600,6 +600,8 @@ const char *dep_carried(const dep_query *q) {
   memset(&w, 0, sizeof w);
   w.q = q;
   w.stack[w.depth++] = q->loop;
+  if (q->around)
+    w.stack[w.depth++] = q->around;
   walk_stmt(&w, q->loop->then);
   if (w.why)
     return arena_printf(q->m->arena, "%s (line %u)", w.why, model_line(q->m, w.why_pos));
@@ -611,7 +613,7 @@ const char *dep_carried(const dep_query *q) {
   static ctx c;
   memset(&c, 0, sizeof c);
   c.q = q;
-  outer_loops(q->k->body, q->loop, c.outer, &c.nouter);
+  outer_loops(q->k->body, q->around ? q->around : q->loop, c.outer, &c.nouter);
   asker k = {isl_ctx_alloc(), &c};
   isl_options_set_on_error(k.isl, ISL_ON_ERROR_CONTINUE);
   const char *why = NULL;

@@ -28,6 +28,9 @@ typedef struct dep_query {
   const kstmt *loop;            /* L: a canonical KST_FOR of k's body */
   unsigned long long skip;      /* bit i: kernel parameter i left out (stores the caller
                                  * makes atomic, with every access to that buffer) */
+  const kstmt *around;          /* or NULL: the loop around L, L the one statement of its
+                                 * body, taken as inside L (the two interchanged): its
+                                 * iterations are dimensions too, not one fixed value */
 } dep_query;
 
 /* NULL when L carries no dependence through memory; else why, naming the statement pair

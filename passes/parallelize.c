@@ -25,6 +25,9 @@
  *   scan       `y[i] = y[i - 1] op g(i)` alone in its loop (op + or max/min, g reading no
  *              y): each block scans its share, one block scans the blocks' totals from
  *              y[lo - 1] in a fixed order, each block adds its offset;
+ *   interchanged  a loop that carries a dependence around one that does not (its one
+ *              statement, bounds free of the outer variable): a 1-D grid over the inner
+ *              loop, each thread running the outer one (dep.h's `around`);
  *   host loop  a loop that carries a dependence (a stencil's time loop, a factorization's
  *              pivot loop) whose bounds the host can evaluate and whose body holds an item
  *              of the kinds above: the loop runs on the host, one launch per item and step,
@@ -72,6 +75,8 @@ typedef struct item {
   const char *red_op[MAX_RED];  /* "+", or the max/min function */
   int nred;
   unsigned long long atomic;    /* IT_PAR: bit i: parameter i is a histogram, its `+=` atomic */
+  const kstmt *inner;           /* IT_PAR: the loop `loop` was the one statement of, now run
+                                 * inside it by each thread (the two interchanged), or NULL */
   const kstmt *scan_store;      /* IT_SCAN: y[i] = y[i - 1] op g */
   const kexpr *scan_term;       /* g */
   const char *scan_op;          /* "+", or the max/min function */
@@ -90,6 +95,7 @@ typedef struct plan {
   const kstmt *refused[32];     /* the loops kept serial (for remarks), and why */
   const char *refused_why[32];
   int nrefused;
+  const kstmt *around;          /* independent(): a loop around L taken as inside it */
 } plan;
 
 /* ---- what a loop may be ---- */
@@ -396,9 +402,9 @@ static const char *independent(plan *p, const kstmt *L, int reduce, item *it) {
     }
     return arena_printf(p->m->arena, "assigns '%s' (declared outside it) in one iteration for the next", k->vars[v].name);
   }
-  dep_query q = {p->m, k, L, 0};
+  dep_query q = {p->m, k, L, 0, p->around};
   const char *dep = dep_carried(&q);
-  if (dep && (q.skip = histograms(k, L)) && !dep_carried(&q)) {
+  if (dep && !q.around && (q.skip = histograms(k, L)) && !dep_carried(&q)) {
     it->atomic = q.skip;
     return NULL;
   }
@@ -473,6 +479,11 @@ static const char *scan_match(plan *p, const kstmt *L, item *it) {
 /* ---- the plan ---- */
 
 static void plan_list(plan *p, const kstmt *const *s, int n, item **items, int *nitems);
+
+/* Whether loop L's bounds or step name variable var. */
+static int mentions_loop(const kstmt *L, int var) {
+  return kx_count(L->lo, var) || kx_count(L->hi, var) || kx_count(L->stride, var);
+}
 
 /* The loop perfectly nested in L (its body's one statement), or NULL. */
 static const kstmt *only_loop(const kstmt *L) {
@@ -559,6 +570,24 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
     it->loop = s;
     p->nparallel++;
     return;
+  }
+  /* the loop nested in it independent, s's iterations run by each thread inside it (the
+   * two interchanged: one launch rather than one per iteration of s) */
+  const kstmt *in = own_loop(p, s) ? NULL : only_loop(s);
+  if (in && !mentions_loop(in, s->loop_var)) {
+    item inner = {0};
+    p->around = s;
+    const char *w = independent(p, in, 0, &inner);
+    p->around = NULL;
+    if (!w) {
+      item *it = push(p, items, nitems);
+      it->kind = IT_PAR;
+      it->loop = in;
+      it->band[it->nband++] = in;
+      it->inner = s;
+      p->nparallel++;
+      return;
+    }
   }
   note_refusal(p, s, why);
   /* a loop the host can run: its items may be parallel */
@@ -690,7 +719,13 @@ static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
     if (it->kind == IT_SERIAL)
       continue;
     where(m, it->loop->pos, &line, &col);
-    if (it->kind == IT_PAR)
+    if (it->kind == IT_PAR && it->inner) {
+      where(m, it->inner->pos, &line, &col);
+      diag_report(d, DIAG_REMARK, m->path, line, col,
+                  "parallelized: the loop over '%s' as a 1-D grid, interchanged with the loop over '%s' around it, "
+                  "which each thread runs [-Rpass=parallelize]",
+                  last_plan.k->vars[it->loop->loop_var].name, last_plan.k->vars[it->inner->loop_var].name);
+    } else if (it->kind == IT_PAR)
       diag_report(d, DIAG_REMARK, m->path, line, col, "parallelized: the loop over '%s' as a %d-D grid%s [-Rpass=parallelize]",
                   last_plan.k->vars[it->loop->loop_var].name, it->nband, it->atomic ? ", its additions atomic" : "");
     else if (it->kind != IT_LOOP)
@@ -966,12 +1001,16 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   g->in_device = 1;
   g->frame_direct = 0;
   g->red_var = -1;
-  kernel_head(g, name,
-              arena_printf(g->v->a, "the loop%s at line %u, %d-D grid%s", it->nband > 1 ? "s" : "",
-                           model_line(g->m, it->loop->pos), it->nband, it->atomic ? ", its histogram's additions atomic" : ""),
-              NULL, b);
+  const char *what =
+      it->inner ? arena_printf(g->v->a, "the loop at line %u and the one around it at line %u interchanged, a 1-D grid "
+                               "over the first, each thread running the second",
+                               model_line(g->m, it->loop->pos), model_line(g->m, it->inner->pos))
+                : arena_printf(g->v->a, "the loop%s at line %u, %d-D grid%s", it->nband > 1 ? "s" : "",
+                               model_line(g->m, it->loop->pos), it->nband,
+                               it->atomic ? ", its histogram's additions atomic" : "");
+  kernel_head(g, name, what, NULL, b);
   g->atomic = it->atomic;
-  frame_reads(g, it->loop, b);
+  frame_reads(g, it->inner ? it->inner : it->loop, b);
   int nb = it->nband;
   for (int i = 0; i < nb; i++) {
     int d = nb - 1 - i; /* the innermost loop along x */
@@ -980,7 +1019,19 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
     const char *stride = arena_printf(g->v->a, "gridDim.%c * blockDim.%c", dim_name[d], dim_name[d]);
     grid_loop(g, it->band[i], thread, stride, 1 + i, b);
   }
-  body_of(g, it->band[nb - 1], 1 + nb, b);
+  if (it->inner) { /* the loop that was around, now inside: each thread runs it */
+    const kstmt *O = it->inner;
+    print_indent(b, 1 + nb);
+    sb_printf(b, "for (%s %s = ", vtype(g, O->loop_var), g->k->vars[O->loop_var].name);
+    print_e(g, O->lo, b);
+    sb_printf(b, "; %s %s ", g->k->vars[O->loop_var].name, O->hi_inclusive ? "<=" : "<");
+    print_e(g, O->hi, b);
+    sb_printf(b, "; %s += %lld) {\n", g->k->vars[O->loop_var].name, (long long)kx_strip(O->stride)->ival);
+    body_of(g, it->band[0], 2 + nb, b);
+    print_indent(b, 1 + nb);
+    sb_puts(b, "}\n");
+  } else
+    body_of(g, it->band[nb - 1], 1 + nb, b);
   g->atomic = 0;
   for (int i = nb - 1; i >= 0; i--) {
     print_indent(b, 1 + i);
