@@ -19,6 +19,9 @@ typedef struct cxctx {
   arena *a;
 } cxctx;
 
+/* Reports clang's warnings and errors for unit to d, in clang's format; returns the
+ * number of errors. */
+int cx_report(CXTranslationUnit unit, diag *d);
 /* Copies a CXString into the arena and disposes of it. */
 const char *cx_str(arena *a, CXString s);
 const char *cx_spelling(cxctx *c, CXCursor k);

@@ -3,9 +3,10 @@
  */
 #include "reference.h"
 
-#include <clang-c/Index.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cx.h"
 
 enum { REF_MAX_FUNCTIONS = 512 };
 
@@ -31,12 +32,6 @@ typedef struct collect {
   int n;
   int too_many;
 } collect;
-
-static const char *cx_take(arena *a, CXString s) {
-  const char *r = arena_strdup(a, clang_getCString(s) ? clang_getCString(s) : "");
-  clang_disposeString(s);
-  return r;
-}
 
 static unsigned offset_of(CXSourceLocation l, unsigned *line, unsigned *col) {
   unsigned off = 0;
@@ -86,13 +81,13 @@ static enum CXChildVisitResult visit(CXCursor cur, CXCursor parent, CXClientData
   CXSourceRange r = clang_getCursorExtent(cur);
   f->begin = offset_of(clang_getRangeStart(r), &f->line, &f->col);
   f->end = offset_of(clang_getRangeEnd(r), NULL, NULL);
-  f->name = cx_take(c->a, clang_getCursorSpelling(cur));
+  f->name = cx_str(c->a, clang_getCursorSpelling(cur));
   f->returns_void = clang_getResultType(clang_getCursorType(cur)).kind == CXType_Void;
   int n = clang_Cursor_getNumArguments(cur);
   f->nparams = n > 0 ? n : 0;
   f->pnames = arena_alloc(c->a, sizeof(char *) * (size_t)(f->nparams + 1));
   for (int i = 0; i < f->nparams; i++)
-    f->pnames[i] = cx_take(c->a, clang_getCursorSpelling(clang_Cursor_getArgument(cur, (unsigned)i)));
+    f->pnames[i] = cx_str(c->a, clang_getCursorSpelling(clang_Cursor_getArgument(cur, (unsigned)i)));
   f->body = f->end; /* its body's start: visit_bodies */
   f->run = comment_run(c, f->begin, &f->annotated);
   c->n++;
@@ -163,18 +158,7 @@ int reference_from_c(const char *path, const tu_options *opt, strbuf *out, diag 
     diag_report(d, DIAG_ERROR, path, 0, 0, "libclang could not parse the file (error %d)", (int)ec);
     goto done;
   }
-  int errors = 0;
-  for (unsigned i = 0, nd = clang_getNumDiagnostics(unit); i < nd; i++) {
-    CXDiagnostic dg = clang_getDiagnostic(unit, i);
-    enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
-    if (sev >= CXDiagnostic_Warning) {
-      CXString s = clang_formatDiagnostic(dg, clang_defaultDiagnosticDisplayOptions());
-      diag_raw(d, sev >= CXDiagnostic_Error ? DIAG_ERROR : DIAG_WARNING, clang_getCString(s));
-      clang_disposeString(s);
-      errors += sev >= CXDiagnostic_Error;
-    }
-    clang_disposeDiagnostic(dg);
-  }
+  int errors = cx_report(unit, d);
   if (errors)
     goto done;
   clang_visitChildren(clang_getTranslationUnitCursor(unit), visit, &c);

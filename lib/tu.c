@@ -197,6 +197,23 @@ char *tu_read_file(const char *path, unsigned *size, diag *d) {
   return b.s;
 }
 
+int cx_report(CXTranslationUnit unit, diag *d) {
+  int errors = 0;
+  unsigned nd = clang_getNumDiagnostics(unit);
+  for (unsigned i = 0; i < nd; i++) {
+    CXDiagnostic dg = clang_getDiagnostic(unit, i);
+    enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
+    if (sev >= CXDiagnostic_Warning) {
+      CXString s = clang_formatDiagnostic(dg, clang_defaultDiagnosticDisplayOptions());
+      diag_raw(d, sev >= CXDiagnostic_Error ? DIAG_ERROR : DIAG_WARNING, clang_getCString(s));
+      clang_disposeString(s);
+      errors += sev >= CXDiagnostic_Error;
+    }
+    clang_disposeDiagnostic(dg);
+  }
+  return errors;
+}
+
 tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
   unsigned size = 0;
   char *text = tu_read_file(path, &size, d);
@@ -242,20 +259,7 @@ tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
     tu_free(t);
     return NULL;
   }
-  int errors = 0;
-  unsigned nd = clang_getNumDiagnostics(t->unit);
-  for (unsigned i = 0; i < nd; i++) {
-    CXDiagnostic dg = clang_getDiagnostic(t->unit, i);
-    enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
-    if (sev >= CXDiagnostic_Warning) {
-      CXString s = clang_formatDiagnostic(dg, clang_defaultDiagnosticDisplayOptions());
-      diag_raw(d, sev >= CXDiagnostic_Error ? DIAG_ERROR : DIAG_WARNING, clang_getCString(s));
-      clang_disposeString(s);
-      errors += sev >= CXDiagnostic_Error;
-    }
-    clang_disposeDiagnostic(dg);
-  }
-  if (errors) {
+  if (cx_report(t->unit, d)) {
     tu_free(t);
     return NULL;
   }

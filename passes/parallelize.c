@@ -1116,8 +1116,16 @@ static void emit_combine(gen *g, const item *it, const char *x, int xm, const ch
   }
 }
 
-/* The fixed tree over kf_sh_<v>[0, block) in shared memory, lane 0 last. */
+/* Each thread's accumulators into kf_sh_<v>[0, block) in shared memory, and the fixed tree
+ * over them, thread 0's last. */
 static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
+  for (int r = 0; r < it->nred; r++) {
+    const char *v = g->k->vars[it->red[r]].name;
+    print_indent(b, depth);
+    sb_printf(b, "__shared__ %s kf_sh_%s[%d];\n", vtype(g, it->red[r]), v, g->block);
+    print_indent(b, depth);
+    sb_printf(b, "kf_sh_%s[threadIdx.x] = %s;\n", v, v);
+  }
   print_indent(b, depth);
   sb_puts(b, "__syncthreads();\n");
   print_indent(b, depth);
@@ -1163,11 +1171,6 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   grid_loop(g, it->loop, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
   body_of(g, it->loop, 2, b);
   sb_puts(b, "  }\n");
-  for (int r = 0; r < it->nred; r++) {
-    const char *v = g->k->vars[it->red[r]].name;
-    sb_printf(b, "  __shared__ %s kf_sh_%s[%d];\n  kf_sh_%s[threadIdx.x] = %s;\n", vtype(g, it->red[r]), v, g->block, v,
-              v);
-  }
   block_tree(g, it, 1, b);
   sb_puts(b, "  if (threadIdx.x == 0) {\n");
   for (int r = 0; r < it->nred; r++) {
@@ -1185,11 +1188,6 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   sb_puts(b, "  for (int kf_b = threadIdx.x; kf_b < kf_blocks; kf_b += blockDim.x) {\n");
   emit_combine(g, it, "%s", 0, "kf_fr->kf_part_%s[kf_b]", 1, 0, 2, b);
   sb_puts(b, "  }\n");
-  for (int r = 0; r < it->nred; r++) {
-    const char *v = g->k->vars[it->red[r]].name;
-    sb_printf(b, "  __shared__ %s kf_sh_%s[%d];\n  kf_sh_%s[threadIdx.x] = %s;\n", vtype(g, it->red[r]), v, g->block, v,
-              v);
-  }
   block_tree(g, it, 1, b);
   sb_puts(b, "  if (threadIdx.x == 0) {\n");
   emit_combine(g, it, "kf_fr->%s", 1, "kf_sh_%s[0]", 0, 1, 2, b);
