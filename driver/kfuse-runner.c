@@ -9,6 +9,7 @@
 
 #include "kfuse_bundle.h"
 #include "results.h"
+#include "gpus.h"
 #include "runner.h"
 
 #ifndef KFUSE_VERSION
@@ -41,6 +42,10 @@ static const char usage[] =
     "  --no-prune         measure variants that spill too (by default a variant whose\n"
     "                     kernels spill is left out when one of the same passes with\n"
     "                     other parameters does not)\n"
+    "  --gpus all|N|LIST  DIR is a set of shards (kfuse bundle --shards N): run them one\n"
+    "                     per GPU at a time (all, the first N, or the devices 0,2,3),\n"
+    "                     each shard's runner with the other options; a device whose\n"
+    "                     runner finds no usable GPU is taken out (docs/multi-gpu.md)\n"
     "  --list             print the manifest and the shapes the verifier would draw;\n"
     "                     run nothing on the GPU\n"
     "  -j N               nvcc processes at a time (default: one per processor)\n"
@@ -73,9 +78,21 @@ int main(int argc, char **argv) {
     return runner_child_main(argc - 1, argv + 1);
 
   runner_options_init(&o);
+  /* with --gpus, each shard's runner gets the other options as they were given */
+  char **pass = calloc((size_t)argc + 1, sizeof *pass);
+  int npass = 0;
+  if (!pass)
+    return RUNNER_NO_DEVICE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
     long v;
+    if (a[0] == '-' && strcmp(a, "--gpus") != 0) {
+      pass[npass++] = argv[i];
+      if (next && next[0] != '-' && (!strcmp(a, "--timeout") || !strcmp(a, "--deadline") || !strcmp(a, "--reps") ||
+                                     !strcmp(a, "--seeds") || !strcmp(a, "-j") || !strcmp(a, "--only") ||
+                                     !strcmp(a, "--retime")))
+        pass[npass++] = argv[i + 1];
+    }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
       return 0;
@@ -129,6 +146,11 @@ int main(int argc, char **argv) {
       o.list = 1;
     } else if (strcmp(a, "-v") == 0) {
       o.verbose = 1;
+    } else if (strcmp(a, "--gpus") == 0) {
+      if (!next)
+        return bad_usage("--gpus needs all, a count, or a list of device indices (0,2,3)%s", "");
+      o.gpus = next;
+      i++;
     } else if (a[0] == '-') {
       return bad_usage("unknown option '%s'", a);
     } else if (o.dir) {
@@ -139,5 +161,9 @@ int main(int argc, char **argv) {
   }
   if (!o.dir)
     return bad_usage("no bundle directory given%s", "");
-  return (int)runner_run(&o);
+  if (o.gpus && (o.list || o.only))
+    return bad_usage("--gpus runs whole shards; %s goes with one bundle", o.list ? "--list" : "--only");
+  int rc = o.gpus ? (int)runner_run_gpus(&o, pass, npass) : (int)runner_run(&o);
+  free(pass);
+  return rc;
 }

@@ -87,20 +87,24 @@ static const char usage[] =
 static const char bundle_usage[] =
     "usage: kfuse bundle INPUT.cu -o DIR [--variant FILE]... [--records DB] [--target-gpu NAME]\n"
     "                    [--budget=N] [--remeasure] [--passes=A,B] [--pin PASS.PARAM=V]\n"
-    "                    [--ranker MODEL] [-I DIR] [-D NAME[=V]] [-v]\n"
+    "                    [--ranker MODEL] [--shards N] [-I DIR] [-D NAME[=V]] [-v]\n"
     "\n"
     "Writes a bundle for kfuse-runner into DIR (docs/bundle-format.md): the reference, the\n"
     "variants the passes make (at most --budget new ones) and the --variant files, with\n"
     "their call shims and the manifest. With --records, the variants the records hold are\n"
     "left out (the search goes on where they stop; --remeasure takes them all). Run\n"
-    "`kfuse-runner DIR` on a GPU host, then `kfuse import DIR`.\n";
+    "`kfuse-runner DIR` on a GPU host, then `kfuse import DIR`. With --shards N, N bundles\n"
+    "DIR/shard-1..N, each with the reference and every N-th variant, for N GPUs or hosts\n"
+    "(`kfuse-runner --gpus all DIR` runs them one per GPU; `kfuse import DIR` takes them\n"
+    "all; docs/multi-gpu.md).\n";
 
 static const char import_usage[] =
     "usage: kfuse import DIR [--records DB]\n"
     "\n"
     "Puts the results kfuse-runner wrote into the bundle DIR (results.tsv, device.tsv) into\n"
     "the tuning records (default $KFUSE_RECORDS, else ~/.cache/kfuse/records.db), with the\n"
-    "variants' sources. Importing the same results again changes nothing.\n";
+    "variants' sources; every shard of DIR when it is a set of shards (kfuse bundle\n"
+    "--shards). Importing the same results again changes nothing.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fputs("kfuse: error: ", stderr);
@@ -518,6 +522,13 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
         return usage_error(a[2] == 'b' ? "--budget needs a count of variants from 1 to 1000, or seconds as "
                                          "60s, not '%s'" : "--max-variants needs a count from 1 to 1000, not '%s'", val);
       o.max_variants = (int)v;
+    } else if (starts(a, "--shards=") || !strcmp(a, "--shards")) {
+      const char *val = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (!*val || *end || v < 1 || v > 1024)
+        return usage_error("--shards needs a count of bundles from 1 to 1024, not '%s'", val);
+      o.shards = (int)v;
     } else if (!strcmp(a, "--remeasure")) {
       remeasure = 1;
     } else if (!strcmp(a, "--no-measure")) {
@@ -572,6 +583,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
   }
   if (!o.input)
     return usage_error("%s", "no input file");
+  if (o.shards && !o.bundle_dir)
+    return usage_error("%s", "--shards goes with kfuse bundle (it splits the bundle)");
   if (o.bundle_dir) {
     if (o.output || o.ledger)
       return usage_error("%s", "--bundle writes a directory; drop -o and --ledger");

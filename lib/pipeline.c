@@ -3,12 +3,12 @@
  * phase; each phase lives in its own module.
  */
 #include "pipeline.h"
-#include "reference.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../passes/pass.h"
@@ -16,6 +16,7 @@
 #include "emit.h"
 #include "print.h"
 #include "ranker.h"
+#include "reference.h"
 #include "rewrite.h"
 #include "variant.h"
 
@@ -450,6 +451,46 @@ kfuse_status kfuse_explain(const char *path, diag *d) {
   return ledger_explain(path, stdout, d) ? KFUSE_OK : KFUSE_INPUT_ERROR;
 }
 
+/* Shards: DIR/shard-1..N, each a whole bundle with the reference and every N-th variant
+ * (the i-th to shard i mod N, in the order they were made: the ranker's or the rules'), and
+ * DIR/shards.txt naming them. DIR is made, or must be an earlier set of shards. */
+static int write_shards(const kfuse_options *o, const kmodel *m, const bundle_variant *vs, int n, diag *d) {
+  const char *dir = o->bundle_dir;
+  int nshard = o->shards < n ? o->shards : n > 0 ? n : 1;
+  char *marker = arena_printf(m->arena, "%s/shards.txt", dir);
+  struct stat st;
+  if (stat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || access(marker, F_OK) != 0)) {
+    diag_report(d, DIAG_ERROR, dir, 0, 0, "exists and is not a set of shards; kfuse will not overwrite it");
+    return 0;
+  }
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    diag_report(d, DIAG_ERROR, dir, 0, 0, "cannot make the directory: %s", strerror(errno));
+    return 0;
+  }
+  /* shards of an earlier, larger set go */
+  for (int s = nshard + 1;; s++) {
+    char *old = arena_printf(m->arena, "%s/shard-%d", dir, s);
+    if (access(old, F_OK) != 0)
+      break;
+    bundle_remove_tree(old);
+  }
+  strbuf list = {0};
+  sb_printf(&list, "kfuse-shards %d\n", nshard);
+  bundle_variant *sub = arena_alloc(m->arena, sizeof *sub * (size_t)(n + 1));
+  int ok = 1;
+  for (int s = 0; s < nshard && ok; s++) {
+    int k = 0;
+    for (int i = s; i < n; i += nshard)
+      sub[k++] = vs[i];
+    ok = bundle_write(m, arena_printf(m->arena, "%s/shard-%d", dir, s + 1), sub, k, &o->tu, d);
+    sb_printf(&list, "shard shard-%d %d\n", s + 1, k);
+  }
+  if (ok)
+    ok = kfuse_write_file(marker, list.s, list.len, d);
+  sb_free(&list);
+  return ok;
+}
+
 kfuse_status kfuse_bundle(const kfuse_options *o, int *nmeasure, diag *d) {
   tu *t = tu_parse(o->input, &o->tu, d);
   if (!t)
@@ -485,7 +526,7 @@ kfuse_status kfuse_bundle(const kfuse_options *o, int *nmeasure, diag *d) {
   for (int i = 0, k = o->nvariants; i < nmade; i++)
     if (!made[i].known)
       vs[k++] = made[i];
-  int ok = bundle_write(m, o->bundle_dir, vs, n, &o->tu, d);
+  int ok = o->shards > 1 ? write_shards(o, m, vs, n, d) : bundle_write(m, o->bundle_dir, vs, n, &o->tu, d);
   if (ok && o->verbose)
     fprintf(stderr, "kfuse: wrote bundle %s: %d entr%s, %d variant%s besides the reference (%d from "
             "passes; %d more already in the records, left out)\n", o->bundle_dir, m->nentries,

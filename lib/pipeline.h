@@ -44,6 +44,8 @@ typedef struct kfuse_options {
                              * one model the records hold for the source) */
   const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */
   int no_measure;           /* --no-measure: select from the records only, even with a GPU here */
+  int shards;               /* kfuse bundle --shards N (> 1): N bundles DIR/shard-1..N, the
+                             * variants dealt among them in turn, each with the reference */
   const char **pins;        /* --pin PASS.PARAM=VALUE (repeatable): that parameter has one value */
   int npins;
   int until_known;          /* kfuse_variants walks past the budget until every known recipe is

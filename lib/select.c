@@ -486,7 +486,37 @@ kfuse_status kfuse_records_import(const char *into, const char *const *files, in
   return fold_records(into, files, nfiles, rec_import_text, "imported", d);
 }
 
+static kfuse_status import_one(const char *records, const char *bundle_dir, diag *d);
+
+/* A bundle directory, or a set of shards (kfuse bundle --shards: DIR/shards.txt, one bundle
+ * per DIR/shard-N), each imported in turn; a shard the runner has not run yet is an error. */
 kfuse_status kfuse_import(const char *records, const char *bundle_dir, diag *d) {
+  size_t n = strlen(bundle_dir) + 32;
+  char *path = xmalloc(n);
+  snprintf(path, n, "%s/shards.txt", bundle_dir);
+  if (access(path, F_OK) != 0) {
+    free(path);
+    return import_one(records, bundle_dir, d);
+  }
+  kfuse_status st = KFUSE_OK;
+  int s = 1;
+  for (;; s++) {
+    snprintf(path, n, "%s/shard-%d", bundle_dir, s);
+    if (access(path, F_OK) != 0)
+      break;
+    kfuse_status one = import_one(records, path, d);
+    if (one != KFUSE_OK)
+      st = one;
+  }
+  if (s == 1) {
+    diag_report(d, DIAG_ERROR, bundle_dir, 0, 0, "shards.txt names shards, but there is no shard-1");
+    st = KFUSE_INPUT_ERROR;
+  }
+  free(path);
+  return st;
+}
+
+static kfuse_status import_one(const char *records, const char *bundle_dir, diag *d) {
   /* The records name the bundle by its absolute path: the chosen variant's source is read
    * from there when it is applied. */
   char *abs = realpath(bundle_dir, NULL);

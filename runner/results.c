@@ -120,7 +120,8 @@ int results_write_device(const char *path, const device_info *d, char *err, size
   if (!f)
     return -1;
   fputs("gpu\tsm_count\tcompute_capability\tdriver_version\tcuda_driver_version"
-        "\truntime_version\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\tmeasured_at\tverifier_version\n",
+        "\truntime_version\tnvcc_version\tnvcc_flags\tl2_bytes\tmemory_bytes\tmeasured_at\tverifier_version"
+        "\tpci_bus_id\n",
         f);
   snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
   field(f, 1, d->name);
@@ -138,6 +139,8 @@ int results_write_device(const char *path, const device_info *d, char *err, size
   struct tm tmv;
   if (gmtime_r(&now, &tmv))
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-  fprintf(f, "\t%lld\t%lld\t%s\t%d\n", d->l2_bytes, d->memory_bytes, when, KFUSE_VERIFIER_VERSION);
+  fprintf(f, "\t%lld\t%lld\t%s\t%d", d->l2_bytes, d->memory_bytes, when, KFUSE_VERIFIER_VERSION);
+  field(f, 0, d->pci_bus_id);
+  fputc('\n', f);
   return close_rename(f, tmp, path, err, size);
 }

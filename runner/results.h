@@ -48,6 +48,7 @@ typedef struct device_info {
   long long l2_bytes, memory_bytes;
   char nvcc[256];        /* nvcc's version line, "Cuda compilation tools, release 13.0, V13.0.88" */
   char nvcc_flags[1024]; /* the flags every variant was built with */
+  char pci_bus_id[32];   /* which device of the host, "0000:1b:00.0" ("" when unknown) */
 } device_info;
 
 const char *results_status_name(int status);

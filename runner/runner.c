@@ -364,6 +364,8 @@ static void take_device_fact(device_info *d, const char *key, const char *value)
     d->l2_bytes = atoll(value);
   else if (strcmp(key, "memory_bytes") == 0)
     d->memory_bytes = atoll(value);
+  else if (strcmp(key, "pci_bus_id") == 0)
+    snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", value);
 }
 
 static enum runner_status find_device(run *r) {

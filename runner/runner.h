@@ -25,6 +25,7 @@ typedef struct runner_options {
   int list;          /* 1: print the manifest and the shapes that would be drawn; run nothing */
   int jobs;          /* nvcc processes at a time */
   int verbose;
+  const char *gpus;  /* --gpus all|N|LIST: run the shards of dir one per GPU (gpus.h), or NULL */
 } runner_options;
 
 /* What a run came to; the driver maps these to exit statuses (docs/runner.md). */

@@ -96,6 +96,9 @@ static int device_job(const worker_job *j) {
   fprintf(j->out, "dev\truntime\t%d.%d\n", rt / 1000, rt % 1000 / 10);
   fprintf(j->out, "dev\tl2_bytes\t%d\n", p.l2CacheSize);
   fprintf(j->out, "dev\tmemory_bytes\t%zu\n", p.totalGlobalMem);
+  /* which device of the host: one model's devices are one population in the records, and
+   * the runs on several (kfuse-runner --gpus) say which ran what */
+  fprintf(j->out, "dev\tpci_bus_id\t%04x:%02x:%02x.0\n", p.pciDomainID, p.pciBusID, p.pciDeviceID);
   worker_say(j, "done", "%s", "");
   return 0;
 }

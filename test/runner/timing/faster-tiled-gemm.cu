@@ -16,8 +16,8 @@
 // TIMES: v1 faster 50 1 1 1 1
 // SUMMARY: v1 linear_relu tune B=256 K=1024 N=1024 faster
 // HEADER: variant entry binding status reason median_ms p10_ms p90_ms reps speedup ci_lo ci_hi mad_ms kind
-// DEVICE: gpu sm_count compute_capability driver_version cuda_driver_version runtime_version nvcc_version nvcc_flags l2_bytes memory_bytes measured_at verifier_version
-// DEVICE-NEXT: {{.+}} {{[0-9]+}} {{[0-9]+\.[0-9]+}} {{.+}} release {{.+}} -O3 -arch=sm_{{[0-9]+}} {{.*}}-lcublas {{[0-9]+}} {{[0-9]+}} {{[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z}} {{[0-9]+$}}
+// DEVICE: gpu sm_count compute_capability driver_version cuda_driver_version runtime_version nvcc_version nvcc_flags l2_bytes memory_bytes measured_at verifier_version pci_bus_id
+// DEVICE-NEXT: {{.+}} {{[0-9]+}} {{[0-9]+\.[0-9]+}} {{.+}} release {{.+}} -O3 -arch=sm_{{[0-9]+}} {{.*}}-lcublas {{[0-9]+}} {{[0-9]+}} {{[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z}} {{[0-9]+}} {{[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.0$}}
 #include <cuda_runtime.h>
 
 #define T 32
