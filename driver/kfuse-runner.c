@@ -79,10 +79,10 @@ int main(int argc, char **argv) {
 
   runner_options_init(&o);
   /* with --gpus, each shard's runner gets the other options as they were given */
-  char **pass = calloc((size_t)argc + 1, sizeof *pass);
+  static char *pass[128];
   int npass = 0;
-  if (!pass)
-    return RUNNER_NO_DEVICE;
+  if (argc > 120)
+    return bad_usage("too many arguments (%s)", "at most 120");
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
     long v;
@@ -163,7 +163,5 @@ int main(int argc, char **argv) {
     return bad_usage("no bundle directory given%s", "");
   if (o.gpus && (o.list || o.only))
     return bad_usage("--gpus runs whole shards; %s goes with one bundle", o.list ? "--list" : "--only");
-  int rc = o.gpus ? (int)runner_run_gpus(&o, pass, npass) : (int)runner_run(&o);
-  free(pass);
-  return rc;
+  return o.gpus ? (int)runner_run_gpus(&o, pass, npass) : (int)runner_run(&o);
 }
