@@ -1396,9 +1396,11 @@ static void mark_frame(gen *g, const item *items, int n) {
   }
 }
 
+/* Whether a reduction or a scan is among the items: their identities need <math.h>'s
+ * INFINITY. */
 static int has_red(const item *items, int n) {
   for (int i = 0; i < n; i++)
-    if (items[i].kind == IT_RED || has_red(items[i].body, items[i].nbody))
+    if (items[i].kind == IT_RED || items[i].kind == IT_SCAN || has_red(items[i].body, items[i].nbody))
       return 1;
   return 0;
 }
