@@ -313,23 +313,29 @@ static int is_comment_line(const char *s, unsigned len) {
   return i + 1 < len && s[i] == '/' && s[i + 1] == '/';
 }
 
-annot_lines annot_above(annot_set *as, unsigned decl_off) {
-  kmodel *m = as->m;
-  annot_lines r = {0};
-  /* The start of the declaration's line, then whole comment lines above it. */
-  unsigned ls = decl_off;
-  while (ls > 0 && m->text[ls - 1] != '\n')
+unsigned annot_comment_top(const char *text, unsigned at, unsigned *line) {
+  unsigned ls = at;
+  while (ls > 0 && text[ls - 1] != '\n')
     ls--;
   unsigned top = ls;
   while (top > 0) {
     unsigned prev = top - 1; /* the '\n' ending the line above */
     unsigned ps = prev;
-    while (ps > 0 && m->text[ps - 1] != '\n')
+    while (ps > 0 && text[ps - 1] != '\n')
       ps--;
-    if (!is_comment_line(m->text + ps, prev - ps))
+    if (!is_comment_line(text + ps, prev - ps))
       break;
     top = ps;
   }
+  if (line)
+    *line = ls;
+  return top;
+}
+
+annot_lines annot_above(annot_set *as, unsigned decl_off) {
+  kmodel *m = as->m;
+  annot_lines r = {0};
+  unsigned ls, top = annot_comment_top(m->text, decl_off, &ls);
   int cap = 0;
   for (int i = 0; i < as->n; i++)
     if (as->lines[i].line_off >= top && as->lines[i].line_off < ls) {

@@ -34,6 +34,10 @@ annot_set *annot_scan(struct cxctx *c);
 /* The directives in the run of comment lines directly above the declaration that starts
  * at byte decl_off; marks them used. */
 annot_lines annot_above(annot_set *as, unsigned decl_off);
+/* The start of the run of whole `//` comment lines directly above the line holding byte at
+ * of text (that line's start when there is none); *line, when not NULL, gets the start of
+ * at's line. */
+unsigned annot_comment_top(const char *text, unsigned at, unsigned *line);
 /* Parses lines into e->annot and e->params' roles and checks them against e's signature
  * and each other; reports every violation to d. */
 void annot_entry(annot_set *as, annot_lines lines, kentry *e, diag *d);

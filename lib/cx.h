@@ -42,8 +42,6 @@ CXCursor cx_strip(cxctx *c, CXCursor k);
 ktype cx_ktype(CXType t);
 int cx_is_pointer(CXType t);
 CXType cx_pointee(CXType t);
-/* Line and column of a byte offset of the main file. */
-void cx_linecol(const kmodel *m, unsigned off, unsigned *line, unsigned *col);
 
 /* The lifter (lift.c): fills kernel k from its cursor. */
 void lift_kernel(cxctx *c, CXCursor fn, kkernel *k);

@@ -67,6 +67,17 @@ unsigned model_line(const kmodel *m, unsigned pos) {
   return line;
 }
 
+void model_linecol(const kmodel *m, unsigned pos, unsigned *line, unsigned *col) {
+  unsigned start = 0;
+  if (pos > m->size)
+    pos = m->size;
+  *line = model_line(m, pos);
+  for (unsigned i = 0; i < pos; i++)
+    if (m->text[i] == '\n')
+      start = i + 1;
+  *col = pos - start + 1;
+}
+
 const kstep *model_find_step(const kentry *e, int index) { return find_step(e->steps, e->nsteps, index); }
 
 static const kstep *find_anywhere(const kstep *steps, int n, int index, const kstep *call, const kstep **outer) {

@@ -475,6 +475,8 @@ const kexpr *model_function_value(const kmodel *m, const char *name, int nargs);
 int model_template_value(const kkernel *k, const kstep *st, const char *name, long long *v);
 /* The line of byte offset pos in m's file. */
 unsigned model_line(const kmodel *m, unsigned pos);
+/* The line and column (1-based) of byte offset pos in m's file. */
+void model_linecol(const kmodel *m, unsigned pos, unsigned *line, unsigned *col);
 /* The step of e numbered `index` (kstep.index), at the top level or inside host loops and
  * conditions (not inside host helpers, whose text every call shares), or NULL. */
 const kstep *model_find_step(const kentry *e, int index);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annot.h"
 #include "cx.h"
 
 enum { REF_MAX_FUNCTIONS = 512 };
@@ -40,29 +41,23 @@ static unsigned offset_of(CXSourceLocation l, unsigned *line, unsigned *col) {
   return off;
 }
 
-/* The start of the run of `//` lines directly above offset at (the start of its line). */
+/* The start of the run of `//` lines directly above offset at (the start of its line);
+ * *annotated: whether one of them is a `// kfuse:` line. */
 static unsigned comment_run(const collect *c, unsigned at, int *annotated) {
-  unsigned line = at;
-  while (line > 0 && c->text[line - 1] != '\n')
-    line--;
-  unsigned run = line;
+  unsigned end, run = annot_comment_top(c->text, at, &end);
   *annotated = 0;
-  while (run > 0) {
-    unsigned prev = run - 1; /* the '\n' ending the line above */
-    unsigned s = prev;
-    while (s > 0 && c->text[s - 1] != '\n')
-      s--;
-    unsigned p = s;
-    while (p < prev && (c->text[p] == ' ' || c->text[p] == '\t'))
-      p++;
-    if (p + 1 >= prev || c->text[p] != '/' || c->text[p + 1] != '/')
-      break;
-    const char *k = c->text + p + 2;
+  for (unsigned s = run; s < end;) {
+    const char *k = c->text + s;
+    while (*k == ' ' || *k == '\t')
+      k++;
+    k += 2; /* every line of the run starts with `//` */
     while (*k == ' ' || *k == '\t')
       k++;
     if (!strncmp(k, "kfuse:", 6))
       *annotated = 1;
-    run = s;
+    while (s < end && c->text[s] != '\n')
+      s++;
+    s++;
   }
   return run;
 }

@@ -36,19 +36,6 @@ const char *cx_str(arena *a, CXString s) {
 
 const char *cx_spelling(cxctx *c, CXCursor k) { return cx_str(c->a, clang_getCursorSpelling(k)); }
 
-void cx_linecol(const kmodel *m, unsigned off, unsigned *line, unsigned *col) {
-  unsigned l = 1, start = 0;
-  if (off > m->size)
-    off = m->size;
-  for (unsigned i = 0; i < off; i++)
-    if (m->text[i] == '\n') {
-      l++;
-      start = i + 1;
-    }
-  *line = l;
-  *col = off - start + 1;
-}
-
 int cx_loc(cxctx *c, CXCursor k, kloc *out) {
   CXSourceRange r = clang_getCursorExtent(k);
   CXFile f1, f2;

@@ -701,14 +701,6 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
   return NULL;
 }
 
-static void where(const kmodel *m, unsigned pos, unsigned *line, unsigned *col) {
-  *line = model_line(m, pos);
-  unsigned s = pos;
-  while (s > 0 && m->text[s - 1] != '\n')
-    s--;
-  *col = pos - s + 1;
-}
-
 /* Remarks on each loop of the last plan: made parallel (-Rpass) or kept serial, and why
  * (-Rpass-missed). */
 static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
@@ -718,9 +710,9 @@ static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
     unsigned line, col;
     if (it->kind == IT_SERIAL)
       continue;
-    where(m, it->loop->pos, &line, &col);
+    model_linecol(m, it->loop->pos, &line, &col);
     if (it->kind == IT_PAR && it->inner) {
-      where(m, it->inner->pos, &line, &col);
+      model_linecol(m, it->inner->pos, &line, &col);
       diag_report(d, DIAG_REMARK, m->path, line, col,
                   "parallelized: the loop over '%s' as a 1-D grid, interchanged with the loop over '%s' around it, "
                   "which each thread runs [-Rpass=parallelize]",
@@ -755,7 +747,7 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
       for (int r = 0; r < last_plan.nrefused; r++) {
         const kstmt *L = last_plan.refused[r];
         unsigned line, col;
-        where(m, L->pos, &line, &col);
+        model_linecol(m, L->pos, &line, &col);
         diag_report(d, DIAG_REMARK, m->path, line, col, "kept serial: the loop over '%s': %s [-Rpass-missed=parallelize]",
                     L->loop_var >= 0 ? k->vars[L->loop_var].name : "?", last_plan.refused_why[r]);
       }
@@ -909,8 +901,10 @@ static void kernel_head(gen *g, const char *name, const char *what, const char *
   sb_printf(b, "%s) {\n", extra ? extra : "");
 }
 
-/* The launch of kernel name with grid and block, its arguments the site's. */
-static void launch(gen *g, const char *name, const char *grid, const char *block, strbuf *h, int depth) {
+/* The launch of kernel name with grid and block, its arguments the site's, then extra (text
+ * starting with ", ", or NULL). */
+static void launch(gen *g, const char *name, const char *grid, const char *block, const char *extra, strbuf *h,
+                   int depth) {
   print_indent(h, depth);
   sb_printf(h, "%s<<<%s, %s, 0, %s>>>(", name, grid, block, g->st->stream ? g->st->stream : "0");
   for (int i = 0; i < g->st->nargs; i++) {
@@ -921,7 +915,7 @@ static void launch(gen *g, const char *name, const char *grid, const char *block
     sb_printf(h, ", kf_%s", g->k->vars[g->host[i]->loop_var].name);
   if (g->nframe)
     sb_puts(h, ", kf_fr");
-  sb_puts(h, ");\n");
+  sb_printf(h, "%s);\n", extra ? extra : "");
 }
 
 /* `const T v = kf_fr->v;` for every frame variable s reads (a parallel kernel reads them once). */
@@ -1054,7 +1048,7 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   }
   const char *grid = nb == 1 ? gd[0] : arena_printf(g->v->a, "dim3(%s, %s, %s)", gd[0], gd[1], gd[2]);
   const char *block = nb == 1 ? arena_printf(g->v->a, "%d", bx) : arena_printf(g->v->a, "dim3(%d, %d, %d)", bx, by, bz);
-  launch(g, name, grid, block, h, depth);
+  launch(g, name, grid, block, NULL, h, depth);
 }
 
 static const char *identity(const char *op, ktype t) {
@@ -1200,7 +1194,7 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   sb_printf(h, "{\n");
   print_indent(h, depth + 1);
   sb_printf(h, "const unsigned kf_blocks = %s;\n", blocks);
-  launch(g, name, "kf_blocks", arena_printf(a, "%d", g->block), h, depth + 1);
+  launch(g, name, "kf_blocks", arena_printf(a, "%d", g->block), NULL, h, depth + 1);
   print_indent(h, depth + 1);
   sb_printf(h, "%s<<<1, %d, 0, %s>>>(kf_fr, (int)kf_blocks);\n", done, g->block, g->st->stream ? g->st->stream : "0");
   print_indent(h, depth);
@@ -1292,21 +1286,11 @@ static void gen_scan(gen *g, const item *it, strbuf *h, int depth) {
   sb_printf(h, "%s *kf_part = NULL;\n", t);
   print_indent(h, depth + 1);
   sb_printf(h, "cudaMallocAsync((void **)&kf_part, sizeof(%s) * kf_blocks, %s);\n", t, stream);
-  strbuf l = {0};
-  launch(g, k1, "kf_blocks", arena_printf(a, "%d", g->block), &l, depth + 1);
-  launch(g, k2, "1", arena_printf(a, "%d", g->block), &l, depth + 1);
-  launch(g, k3, "kf_blocks", arena_printf(a, "%d", g->block), &l, depth + 1);
-  /* the scratch and the block count after the site's arguments */
-  int which = 0;
-  for (char *q = l.s; q && *q; q++) {
-    if (q[0] == ')' && q[1] == ';' && q[2] == '\n') {
-      sb_puts(h, which == 1 ? ", kf_part, (int)kf_blocks);\n" : ", kf_part);\n");
-      q += 2;
-      which++;
-    } else
-      sb_putc(h, *q);
-  }
-  sb_free(&l);
+  /* the scratch (and, for the blocks' scan, their count) after the site's arguments */
+  const char *block = arena_printf(a, "%d", g->block);
+  launch(g, k1, "kf_blocks", block, ", kf_part", h, depth + 1);
+  launch(g, k2, "1", block, ", kf_part, (int)kf_blocks", h, depth + 1);
+  launch(g, k3, "kf_blocks", block, ", kf_part", h, depth + 1);
   print_indent(h, depth + 1);
   sb_printf(h, "cudaFreeAsync(kf_part, %s);\n", stream);
   print_indent(h, depth);
@@ -1343,7 +1327,7 @@ static void gen_serial(gen *g, const item *it, strbuf *h, int depth) {
   }
   sb_puts(b, "}\n\n");
   g->frame_direct = 0;
-  launch(g, name, "1", "1", h, depth);
+  launch(g, name, "1", "1", NULL, h, depth);
 }
 
 static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth);
