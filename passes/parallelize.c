@@ -84,11 +84,44 @@ typedef struct item {
   int nbody;
 } item;
 
+/* The host loops around what is being planned or printed, outermost first. */
+typedef struct hostloops {
+  const kstmt *loop[MAX_HOST];
+  int n;
+} hostloops;
+
+static int is_host_loop_var(const hostloops *h, int var) {
+  for (int i = 0; i < h->n; i++)
+    if (h->loop[i]->loop_var == var)
+      return 1;
+  return 0;
+}
+
+/* Whether e is an integer expression the host can evaluate: literals, the kernel's scalars,
+ * named constants, the host loops' variables (h) and locals initialized once from such. */
+static int host_expr(const kkernel *k, const hostloops *h, const kexpr *e) {
+  if (!e)
+    return 1;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_CONST: return 1;
+  case KE_PARAM: return !k->params[e->param].is_pointer;
+  case KE_VAR: {
+    const kvar *v = &k->vars[e->var];
+    return is_host_loop_var(h, e->var) || (v->kind == KV_LOCAL && !v->nassign && v->init && host_expr(k, h, v->init));
+  }
+  case KE_UNARY:
+  case KE_BINARY:
+  case KE_CAST:
+  case KE_SELECT: return host_expr(k, h, e->a) && host_expr(k, h, e->b) && host_expr(k, h, e->c);
+  default: return 0;
+  }
+}
+
 typedef struct plan {
   const kmodel *m;
   const kkernel *k;
-  const kstmt *host[MAX_HOST];  /* the host loops around the items being planned */
-  int nhost;
+  hostloops host;               /* the host loops around the items being planned */
   int nparallel;                /* parallel and reduction items */
   const char *why;              /* the first loop refused, and why */
   const char *fail;             /* a reason the whole kernel is refused */
@@ -251,13 +284,6 @@ static int updates_only(const kkernel *k, const kstmt *s, int var, const char **
   return 1;
 }
 
-static int is_host_loop_var(const plan *p, int var) {
-  for (int i = 0; i < p->nhost; i++)
-    if (p->host[i]->loop_var == var)
-      return 1;
-  return 0;
-}
-
 /* Whether loop L has its own variable and a constant positive step. */
 static const char *own_loop(const plan *p, const kstmt *L) {
   if (L->kind != KST_FOR || L->loop_var < 0)
@@ -362,7 +388,7 @@ static int arg_match(const plan *p, const kstmt *L, item *it) {
   ktype tv = k->vars[v].type, tw = k->vars[w].type;
   if (kx_count(e, v) || kx_count(e, w) || !same_expr(k, e, sv->value) || kst_count(L->then, v) != 1 ||
       kst_count(L->then, w) != 0 || (tv != KT_F32 && tv != KT_F64 && tv != KT_I32 && tv != KT_I64) ||
-      (tw != KT_I32 && tw != KT_I64) || is_host_loop_var(p, v) || is_host_loop_var(p, w))
+      (tw != KT_I32 && tw != KT_I64) || is_host_loop_var(&p->host, v) || is_host_loop_var(&p->host, w))
     return 0;
   static const char *const ops[2][2] = {{"argmin_last", "argmin"}, {"argmax_last", "argmax"}};
   it->red[0] = v;
@@ -395,7 +421,7 @@ static const char *independent(plan *p, const kstmt *L, int reduce, item *it) {
     ktype t = k->vars[v].type;
     if (reduce && it->nred < MAX_RED && updates_only(k, L->then, v, &op, &uses) && op &&
         kst_count(L->then, v) == uses && (t == KT_F32 || t == KT_F64 || t == KT_I32 || t == KT_I64) &&
-        !is_host_loop_var(p, v)) {
+        !is_host_loop_var(&p->host, v)) {
       it->red[it->nred] = v;
       it->red_op[it->nred++] = op;
       continue;
@@ -409,27 +435,6 @@ static const char *independent(plan *p, const kstmt *L, int reduce, item *it) {
     return NULL;
   }
   return dep;
-}
-
-/* Whether e is an integer expression the host can evaluate: literals, the kernel's scalars,
- * named constants and the host loops' variables. */
-static int host_expr(const plan *p, const kexpr *e) {
-  if (!e)
-    return 1;
-  switch (e->kind) {
-  case KE_INT:
-  case KE_CONST: return 1;
-  case KE_PARAM: return !p->k->params[e->param].is_pointer;
-  case KE_VAR: {
-    const kvar *v = &p->k->vars[e->var];
-    return is_host_loop_var(p, e->var) || (v->kind == KV_LOCAL && !v->nassign && v->init && host_expr(p, v->init));
-  }
-  case KE_UNARY:
-  case KE_BINARY:
-  case KE_CAST:
-  case KE_SELECT: return host_expr(p, e->a) && host_expr(p, e->b) && host_expr(p, e->c);
-  default: return 0;
-  }
 }
 
 /* Whether e is y[i - 1]: a load of param y one before loop variable i. */
@@ -468,7 +473,7 @@ static const char *scan_match(plan *p, const kstmt *L, item *it) {
   }
   if (!g || loads_param(g, st->param))
     return "is not a scan";
-  if (!host_expr(p, L->lo) || !host_expr(p, L->hi))
+  if (!host_expr(p->k, &p->host, L->lo) || !host_expr(p->k, &p->host, L->hi))
     return "is a scan whose bounds the host cannot evaluate";
   it->scan_store = st;
   it->scan_term = g;
@@ -591,15 +596,15 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
   }
   note_refusal(p, s, why);
   /* a loop the host can run: its items may be parallel */
-  if (!own_loop(p, s) && p->nhost < MAX_HOST && host_expr(p, s->lo) && host_expr(p, s->hi)) {
+  if (!own_loop(p, s) && p->host.n < MAX_HOST && host_expr(p->k, &p->host, s->lo) && host_expr(p->k, &p->host, s->hi)) {
     item sub[MAX_ITEMS];
     item *subp = sub;
     int nsub = 0, before = p->nparallel;
-    p->host[p->nhost++] = s;
+    p->host.loop[p->host.n++] = s;
     const kstmt **b;
     int n = stmts_of(s->then, &b);
     plan_list(p, b, n, &subp, &nsub);
-    p->nhost--;
+    p->host.n--;
     if (p->nparallel > before) {
       item *it = push(p, items, nitems);
       it->kind = IT_LOOP;
@@ -778,8 +783,7 @@ typedef struct gen {
   int block;
   unsigned char *frame;         /* per variable: lives in the frame */
   int nframe;
-  const kstmt *host[MAX_HOST];  /* the host loops around what is printed */
-  int nhost;
+  hostloops host;               /* the host loops around what is printed */
   int nkernels;
   strbuf kernels;               /* the definitions */
   int red_var;                  /* while printing a reduction kernel: -1 */
@@ -803,13 +807,6 @@ static const char *vtype(const gen *g, int v) {
 
 static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth);
 
-static int is_host_var(const gen *g, int var) {
-  for (int i = 0; i < g->nhost; i++)
-    if (g->host[i]->loop_var == var)
-      return 1;
-  return 0;
-}
-
 /* Variable v's member of the frame: its name, made unique with its number where two
  * top-level variables (in two scopes) share the name. */
 static const char *member(const gen *g, int v) {
@@ -828,7 +825,7 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
       sb_printf(b, "(%s)", t ? t : g->st->args[e->param].text);
       return 1;
     }
-    if (e->kind == KE_VAR && is_host_var(g, e->var)) {
+    if (e->kind == KE_VAR && is_host_loop_var(&g->host, e->var)) {
       sb_printf(b, "kf_%s", g->k->vars[e->var].name);
       return 1;
     }
@@ -894,8 +891,8 @@ static void print_e(gen *g, const kexpr *e, strbuf *b) {
 static void kernel_head(gen *g, const char *name, const char *what, const char *extra, strbuf *b) {
   sb_printf(b, "// kfuse parallelize of %s (line %u): %s\n__global__ void %s(", g->k->name, g->k->loc.line, what, name);
   pass_print_params(g->k, b);
-  for (int i = 0; i < g->nhost; i++)
-    sb_printf(b, ", %s %s", vtype(g, g->host[i]->loop_var), g->k->vars[g->host[i]->loop_var].name);
+  for (int i = 0; i < g->host.n; i++)
+    sb_printf(b, ", %s %s", vtype(g, g->host.loop[i]->loop_var), g->k->vars[g->host.loop[i]->loop_var].name);
   if (g->nframe)
     sb_printf(b, ", %s_frame *__restrict__ kf_fr", g->base);
   sb_printf(b, "%s) {\n", extra ? extra : "");
@@ -911,8 +908,8 @@ static void launch(gen *g, const char *name, const char *grid, const char *block
     const char *t = pass_arg_text(g->m, g->e, NULL, g->st, i);
     sb_printf(h, "%s%s", i ? ", " : "", t ? t : g->st->args[i].text);
   }
-  for (int i = 0; i < g->nhost; i++)
-    sb_printf(h, ", kf_%s", g->k->vars[g->host[i]->loop_var].name);
+  for (int i = 0; i < g->host.n; i++)
+    sb_printf(h, ", kf_%s", g->k->vars[g->host.loop[i]->loop_var].name);
   if (g->nframe)
     sb_puts(h, ", kf_fr");
   sb_printf(h, "%s);\n", extra ? extra : "");
@@ -946,13 +943,8 @@ static const char *extent(gen *g, const kstmt *L, arena *a) {
   return r;
 }
 
-static int host_bounds(gen *g, const kstmt *L) {
-  plan p = {0};
-  p.m = g->m;
-  p.k = g->k;
-  memcpy(p.host, g->host, sizeof g->host);
-  p.nhost = g->nhost;
-  return host_expr(&p, L->lo) && host_expr(&p, L->hi);
+static int host_bounds(const gen *g, const kstmt *L) {
+  return host_expr(g->k, &g->host, L->lo) && host_expr(g->k, &g->host, L->hi);
 }
 
 /* for (T i = lo + THREAD; i < hi; i += STRIDE) */
@@ -1342,9 +1334,9 @@ static void gen_loop(gen *g, const item *it, strbuf *h, int depth) {
   sb_printf(h, "; kf_%s %s ", var, L->hi_inclusive ? "<=" : "<");
   print_e(g, L->hi, h);
   sb_printf(h, "; kf_%s += %lld) {\n", var, (long long)kx_strip(L->stride)->ival);
-  g->host[g->nhost++] = L;
+  g->host.loop[g->host.n++] = L;
   gen_items(g, it->body, it->nbody, h, depth + 1);
-  g->nhost--;
+  g->host.n--;
   print_indent(h, depth);
   sb_puts(h, "}\n");
 }
