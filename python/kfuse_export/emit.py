@@ -232,6 +232,7 @@ parameters and buffers taken from the entry's in buffers. The problem file is re
 $KFUSE_KERNELBENCH, else the folder it was exported from."""
 import importlib.util
 import os
+import sys
 
 import torch
 from torch.func import functional_call
@@ -248,8 +249,12 @@ _models = {}
 def _model(device):
     if device not in _models:
         path = os.path.join(FOLDER, PROBLEM)
-        spec = importlib.util.spec_from_file_location("kfuse_twin_problem", path)
+        # a module of its own name in sys.modules: torch.compile imports the module of the
+        # code it traces by that name
+        name = "kfuse_twin_" + "".join(c if c.isalnum() else "_" for c in PROBLEM)
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
         spec.loader.exec_module(module)
         torch.manual_seed(0)
         _models[device] = module.Model(*module.get_init_inputs()).to(device).eval()

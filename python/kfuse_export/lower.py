@@ -440,6 +440,16 @@ class Lowering:
     def op_sym_size(self, node, op, overload):
         return self.symbolic(node)
 
+    def op__assert_tensor_metadata(self, node, op, overload):
+        """A check of the capture's own (torch 2.9 and later put one after each dtype
+        conversion): it computes nothing, so it has no kernel."""
+        return None
+
+    op__assert_async = op__assert_tensor_metadata
+    op__assert_scalar = op__assert_tensor_metadata
+    op__functional_assert_async = op__assert_tensor_metadata
+    op_sym_constrain_range_for_size = op__assert_tensor_metadata
+
     op_sym_numel = op_sym_size
     op_sym_stride = op_sym_size
 

@@ -1,9 +1,11 @@
 """Reads an exported .cu with the benchmark's own contract reader (benchmarks/lib/contract.py)
 and calls its twin as benchmarks/run does (in buffers drawn per their init lines, positionally;
 scalars as keywords) at each check binding, on the CPU. Prints each output's shape against
-its out extents; exits 1 when they differ.
+its out extents; exits 1 when they differ. With --compile, also calls the twin through
+torch.compile (the eager backend: dynamo traces it as benchmarks/run's compile column does)
+and says whether it returns the same.
 
-    python twin_shapes.py SRCROOT FILE.cu FILE.py
+    python twin_shapes.py SRCROOT FILE.cu FILE.py [--compile]
 """
 import importlib.util
 import sys
@@ -36,6 +38,11 @@ for binding in entry.checks:
             t = torch.randint(int(d[1]), int(d[2]), shape, dtype=getattr(torch, b.dtype))
         ins.append(t)
     outs = twin.forward(*ins, **env)
+    if "--compile" in sys.argv[4:]:
+        compiled = torch.compile(twin.forward, backend="eager")(*ins, **env)
+        same = all(torch.equal(a, b) for a, b in zip(outs, compiled))
+        bad += not same
+        print("%s compiled: %s" % (binding.text, "same" if same else "DIFFERS"))
     want = [b for b in entry.buffers if b.role == "out"]
     for b, o in zip(want, outs):
         ok = list(o.shape) == b.shape(env) or (b.shape(env) == [1] and o.dim() == 0)
