@@ -165,16 +165,10 @@ static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n
  * is made with the optional passes and then without them. Remarks of missed sites are
  * reported once, with -R. Returns the count, or -1 after a usage error.
  */
-int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg,
-                   const char *const *known, int nknown, diag *d) {
-  const pass *list[64];
-  int npass = o->passes ? parse_pass_list(o->passes, list, 64, d) : 0;
-  if (npass < 0)
-    return -1;
-  if (!o->passes)
-    for (int p = 0; p < pass_count && npass < 64; p++)
-      if (!pass_list[p]->opt_in)
-        list[npass++] = pass_list[p];
+/* The odometer over list[0..npass) on m: at most `pool` new variants into *out (in m's
+ * arena). Returns how many, or -1 after a usage error. */
+static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int pool,
+                    bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d) {
   *out = NULL;
   if (!npass)
     return 0;
@@ -209,13 +203,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   digits += ntoggle;
   if (digits > 256)
     KFUSE_BUG("the passes have %d parameters; at most 256", digits);
-  int n = 0, nnew = 0, cap = 0, most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
-  /* with a ranker, a pool of new variants to choose the budget's from */
-  int errors = diag_errors(d);
-  ranker *rk = o->ranker ? ranker_load(o->ranker, d) : NULL;
-  if (diag_errors(d) > errors)
-    return -1; /* a model that does not load (a warning when it is of other passes) */
-  int pool = rk && most < RANKED_POOL ? RANKED_POOL : most;
+  int n = 0, nnew = 0, cap = 0;
   /* a pass that has found no site yet has parameters that change nothing: its digits stay
    * at their defaults until it finds one, so that they do not multiply the combinations of
    * the passes that apply (conv-cudnn's four algorithms on a file with no convolution) */
@@ -307,8 +295,129 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
     if (carry)
       break; /* every combination made */
   }
+  return n;
+}
+
+/* text without its leading `// kfuse variant ...` line, if it has one. */
+static const char *after_head(const char *text) {
+  static const char head[] = "// kfuse variant ";
+  if (strncmp(text, head, sizeof head - 1))
+    return text;
+  const char *nl = strchr(text, '\n');
+  return nl ? nl + 1 : text + strlen(text);
+}
+
+/* The variants the passes rest[0..nrest) make of variant `first` of m, parsed again: at most
+ * `pool` new ones, appended to *out (in m's arena) with their recipes after first's and one
+ * head line. A variant that does not parse or model gives none; nothing is reported (the
+ * text is kfuse's own, and its lines are not the user's). */
+static void reparsed(const kfuse_options *o, const kmodel *m, const bundle_variant *first, const pass *const *rest,
+                     int nrest, int pool, bundle_variant **out, int *n, int *cap, const char *const *known,
+                     int nknown) {
+  diag_memory dm;
+  diag_memory_open(&dm);
+  if (!dm.d)
+    return;
+  tu *t = tu_parse_text(m->path, first->text, (unsigned)first->size, &o->tu, dm.d);
+  kmodel *m2 = t ? tu_model(t, dm.d) : NULL;
+  if (m2 && !diag_errors(dm.d)) {
+    /* the records' recipes under first's, without its prefix */
+    const char **sub_known = arena_alloc(m->arena, sizeof *sub_known * (size_t)(nknown + 1));
+    int nsub_known = 0;
+    size_t len = strlen(first->recipe);
+    for (int k = 0; k < nknown; k++)
+      if (!strncmp(known[k], first->recipe, len) && known[k][len] == '+')
+        sub_known[nsub_known++] = known[k] + len + 1;
+    kfuse_options o2 = *o;
+    o2.remarks = 0;
+    o2.verbose = 0;
+    o2.print_after = NULL;
+    bundle_variant *sub = NULL;
+    int nsub = odometer(&o2, m2, rest, nrest, pool, &sub, NULL, sub_known, nsub_known, dm.d);
+    for (int i = 0; i < nsub; i++) {
+      const char *body = after_head(after_head(sub[i].text));
+      /* the same program from another first variant (a later pass rewrote what their
+       * parameters changed) is dropped, as the odometer drops its own repeats */
+      int dup = 0;
+      for (int k = 0; k < *n && !dup; k++)
+        dup = !strcmp(after_head((*out)[k].text), body);
+      if (dup && !sub[i].known)
+        continue;
+      const char *recipe = arena_printf(m->arena, "%s+%s", first->recipe, sub[i].recipe);
+      const char *text = arena_printf(m->arena, "// kfuse variant %s\n%s", recipe, body);
+      bundle_variant *bv = ARENA_PUSH(m->arena, *out, *n, *cap);
+      memset(bv, 0, sizeof *bv);
+      bv->text = text;
+      bv->size = strlen(text);
+      bv->recipe = recipe;
+      bv->known = sub[i].known;
+    }
+  }
+  tu_free(t);
+  diag_memory_close(&dm);
+}
+
+/* The variants of a pass list in which list[r] writes new text (parallelize): the passes up
+ * to r make their variants of m, and the passes after r make theirs of each of those,
+ * parsed again, the new ones shared out evenly. Each first variant comes after its own
+ * (the rule order: the first of all has every pass with its defaults). When the first
+ * passes make none, the others work on m as if list[r] were not there. */
+static int staged(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int r, int pool,
+                  bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d) {
+  bundle_variant *first = NULL;
+  int nfirst = odometer(o, m, list, r + 1, pool, &first, lg, known, nknown, d);
+  if (nfirst <= 0) {
+    const pass *rest[64];
+    int nrest = 0;
+    for (int p = 0; p < npass; p++)
+      if (p != r)
+        rest[nrest++] = list[p];
+    return nfirst < 0 ? -1 : odometer(o, m, rest, nrest, pool, out, lg, known, nknown, d);
+  }
+  int n = 0, cap = 0, left = pool;
+  *out = NULL;
+  for (int i = 0; i < nfirst; i++)
+    left -= !first[i].known;
+  for (int i = 0; i < nfirst; i++) {
+    int share = left > 0 ? (left + (nfirst - i) - 1) / (nfirst - i) : 0;
+    int before = n;
+    if (share > 0 || (o->until_known && nknown))
+      reparsed(o, m, &first[i], list + r + 1, npass - r - 1, share, out, &n, &cap, known, nknown);
+    for (int j = before; j < n; j++)
+      left -= !(*out)[j].known;
+    *ARENA_PUSH(m->arena, *out, n, cap) = first[i];
+  }
+  return n;
+}
+
+int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg,
+                   const char *const *known, int nknown, diag *d) {
+  const pass *list[64];
+  int npass = o->passes ? parse_pass_list(o->passes, list, 64, d) : 0;
+  if (npass < 0)
+    return -1;
+  if (!o->passes)
+    for (int p = 0; p < pass_count && npass < 64; p++)
+      if (!pass_list[p]->opt_in)
+        list[npass++] = pass_list[p];
+  *out = NULL;
+  if (!npass)
+    return 0;
+  int most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
+  /* with a ranker, a pool of new variants to choose the budget's from */
+  int errors = diag_errors(d);
+  ranker *rk = o->ranker ? ranker_load(o->ranker, d) : NULL;
+  if (diag_errors(d) > errors)
+    return -1; /* a model that does not load (a warning when it is of other passes) */
+  int pool = rk && most < RANKED_POOL ? RANKED_POOL : most;
+  int r = 0;
+  while (r < npass && !list[r]->reparse)
+    r++;
+  int n = r < npass - 1 ? staged(o, m, list, npass, r, pool, out, lg, known, nknown, d)
+                        : odometer(o, m, list, npass, pool, out, lg, known, nknown, d);
   if (rk) {
-    n = rank_variants(rk, m, *out, n, most, d);
+    if (n > 0)
+      n = rank_variants(rk, m, *out, n, most, d);
     ranker_free(rk);
   }
   return n;

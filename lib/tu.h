@@ -25,6 +25,9 @@ char *tu_read_file(const char *path, unsigned *size, diag *d);
 /* Parses path. Returns NULL after reporting to d when the file cannot be read or clang
  * reports errors. Keeps the file's bytes. */
 tu *tu_parse(const char *path, const tu_options *opt, diag *d);
+/* Parses text (size bytes, copied) as if it were the file at path: its #include lines are
+ * found from path's folder, its diagnostics name path. As tu_parse otherwise. */
+tu *tu_parse_text(const char *path, const char *text, unsigned size, const tu_options *opt, diag *d);
 void tu_free(tu *t);
 
 /* Builds the program model: annotated entries (annotations checked, errors to d), their

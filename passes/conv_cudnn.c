@@ -2396,4 +2396,5 @@ const pass pass_conv_cudnn = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

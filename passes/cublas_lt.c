@@ -192,4 +192,5 @@ const pass pass_cublas_lt = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

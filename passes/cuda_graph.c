@@ -216,4 +216,5 @@ const pass pass_cuda_graph = {
     apply,
     0, /* by default */
     1, /* optional: measured with and without */
+    0, /* not parsed again */
 };

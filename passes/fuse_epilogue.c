@@ -610,4 +610,5 @@ const pass pass_fuse_epilogue = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

@@ -328,4 +328,5 @@ const pass pass_fuse_pointwise = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

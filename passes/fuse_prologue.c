@@ -553,4 +553,5 @@ const pass pass_fuse_prologue = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

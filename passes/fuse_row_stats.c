@@ -760,4 +760,5 @@ const pass pass_fuse_row_stats = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

@@ -987,4 +987,5 @@ const pass pass_gemm_cublas = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

@@ -718,4 +718,5 @@ const pass pass_one_pass_moments = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

@@ -51,6 +51,9 @@ typedef struct pass {
    * without it, the pass's on/off turning before every parameter (cuda-graph: a graph helps
    * an entry bound by its launches and may cost one that is not). */
   int optional;
+  /* The passes after it see its variants parsed again: it writes its kernels as new text,
+   * which they could not see otherwise (parallelize; lib/pipeline.c). */
+  int reparse;
 } pass;
 
 /* The position in e->steps of the top-level step whose kstep.index is `index` (a site's

@@ -160,4 +160,5 @@ const pass pass_pool_scratch = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

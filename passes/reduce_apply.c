@@ -782,4 +782,5 @@ const pass pass_reduce_apply = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

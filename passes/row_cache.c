@@ -524,4 +524,5 @@ const pass pass_row_cache = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

@@ -472,4 +472,5 @@ const pass pass_row_scan = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

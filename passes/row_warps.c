@@ -439,4 +439,5 @@ const pass pass_row_warps = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };

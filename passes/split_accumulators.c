@@ -523,4 +523,5 @@ const pass pass_split_accumulators = {
     apply,
     0, /* by default */
     0, /* not optional */
+    0, /* not parsed again */
 };
