@@ -45,6 +45,10 @@ config.substitutions.append(("%srcroot", config.kfuse_src_root))
 config.substitutions.append(("%objroot", config.kfuse_obj_root))
 config.substitutions.append(("%nvcc", "nvcc -arch=sm_90"))
 config.substitutions.append(("%python", "python3"))
+# A test's output that copies the test file keeps its `// CHECK:` lines, which FileCheck would
+# then match against themselves: `%strip-checks FILE | FileCheck %s` reads FILE without
+# them (every line that is a `// WORD:` comment, WORD in capitals: a directive of the test's).
+config.substitutions.append(("%strip-checks", "sed -E '/^[[:space:]]*[/][/] [A-Z][A-Z0-9_-]*:/d'"))
 
 # Tests never see the user's tuning records: the default location points at nothing.
 config.environment["KFUSE_RECORDS"] = os.path.join(config.test_exec_root, "no-such-records.db")

@@ -16,8 +16,8 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=conv-cudnn --emit=transformed -R -o %t.cu 2> %t.err
-// RUN: FileCheck %s < %t.cu
-// RUN: FileCheck --check-prefix=REMARK %s < %t.err
+// RUN: %strip-checks %t.cu | FileCheck %s
+// RUN: %strip-checks %t.err | FileCheck --check-prefix=REMARK %s
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 // The ReLU over exactly the convolution's outputs, in place, is folded into the bias pass
 // after cuDNN (kf_cudnn_conv_act); over half of them it is not.

@@ -4,7 +4,7 @@
 // is optional: the bundle holds the program with the graph and without it, for the runner
 // to measure both, before the next values of the other passes' parameters.
 // RUN: %kfuse %s --passes=cuda-graph --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %if nvcc %{ %nvcc -Werror all-warnings -c %t.cu -o %t.o %}
 // RUN: rm -rf %t.b && %kfuse --bundle %t.b --max-variants=3 %s
 // RUN: FileCheck %s --check-prefix=BUNDLE < %t.b/manifest.txt

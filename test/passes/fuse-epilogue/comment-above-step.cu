@@ -1,7 +1,7 @@
 // A launch with a comment on the line above it (or a block comment before it on its line)
 // is its own statement: the fusion removes it like any other (the comments stay).
 // RUN: %kfuse %s --passes=fuse-epilogue --emit=transformed -o %t.cu 2>&1 | count 0
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK-LABEL: extern "C" void fc_relu{{[(]}}
 // CHECK-NEXT: // the fully connected layer, then its activation
 // CHECK-NEXT: /* one thread per output */

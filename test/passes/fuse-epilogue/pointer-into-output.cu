@@ -2,7 +2,7 @@
 // then `dst[j] = v`) takes the epilogue at y's element r * F + j; the pointer local goes,
 // since every store through it is the epilogue's.
 // RUN: %kfuse %s --passes=fuse-epilogue --emit=transformed -R -o %t.cu 2>&1 | count 0
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK-LABEL: __global__ void fused_row_center_square{{[(]}}
 // CHECK-NOT: float *dst
 // CHECK: { // epilogue: square

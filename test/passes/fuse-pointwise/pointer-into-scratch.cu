@@ -8,15 +8,15 @@
 // REQUIRES: nvcc
 // RUN: %kfuse %s --passes=fuse-pointwise --emit=transformed -R -o %t.cu 2>&1 | FileCheck --check-prefix=REMARKS --allow-empty %s
 // REMARKS-NOT: group_norm_apply
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
-// CHECK: group_norm_apply_pointwise(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ rstd, const float* __restrict__ gamma, float* __restrict__ y, int C, int G, long HW, long long n) {
+// CHECK: group_norm_apply_pointwise(const float* __restrict__ x, const float* __restrict__ stats, const float* __restrict__ rstd, const float* __restrict__ weight, float* __restrict__ y, int C, int G, long HW, long long n) {
 // CHECK: const unsigned long long kf_addresses = (unsigned long long)x | (unsigned long long)y;
 // CHECK-NEXT: const long long kf_n4 = (kf_addresses & 15) == 0 && (HW) % 4 == 0 ? n / 4 : 0;
 // CHECK-NEXT: for (long long kf_j = kf_start; kf_j < kf_n4; kf_j += kf_stride) {
 // CHECK-NEXT: const long long kf_q1 = 4 * kf_j / (HW); // the four lanes' quotient
 // CHECK: const long m1_nc = kf_q1;
-// CHECK: float y_v = (x_4.w - stats[m1_stat]) * rstd[m1_stat] * gamma[m1_c];
+// CHECK: float y_v = (x_4.w - stats[m1_stat]) * rstd[m1_stat] * weight[m1_c];
 // CHECK: const long m1_nc = i / HW;
 // CHECK-LABEL: {{^}}extern "C" void group_norm
 // CHECK: group_norm_apply_pointwise<<<{{.*}}>>>(x, stats, rstd, weight, y, C, G, HW, total);

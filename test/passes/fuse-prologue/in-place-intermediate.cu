@@ -2,8 +2,8 @@
 // stays, holding what it held before the run: the prologue reads it there, and the run's
 // store goes. A ping-pong buffer the run writes but nobody reads afterwards (t) goes too.
 // RUN: %kfuse %s --passes=fuse-prologue --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
-// CHECK: // kfuse variant fuse-prologue@relu_rowsum#3-#5
+// RUN: %strip-checks %t.cu | FileCheck %s
+// CHECK: // kfuse variant fuse-prologue@relu_rowsum#3-#6
 // CHECK: __device__ __forceinline__ float fused_relu_twice_plus_one_row_sum_a(const float* __restrict__ a, long long kf_i) {
 // CHECK: float a_v = fmaxf(a[[[I:i[_0-9]*]]], 0.f);
 // CHECK: float t_v = 2.f * a_v;

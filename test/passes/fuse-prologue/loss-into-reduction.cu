@@ -2,9 +2,9 @@
 // function evaluated where the reduction loads s: neither d nor s is stored any more, and
 // their allocations go. The output compiles with nvcc.
 // RUN: %kfuse %s --passes=fuse-prologue --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
-// CHECK: // kfuse variant fuse-prologue@sse#2-#4
+// CHECK: // kfuse variant fuse-prologue@sse#3-#5
 // CHECK-LABEL: // kfuse fuse-prologue: sub (line {{[0-9]+}}), square (line {{[0-9]+}}), computed at each element of s that block_sum (line {{[0-9]+}}) loads
 // CHECK-NEXT: __device__ __forceinline__ float fused_sub_square_block_sum_s(const float* __restrict__ p, const float* __restrict__ t, long long kf_i) {
 // CHECK-NEXT: const int [[I:i[_0-9]*]] = (int)kf_i;

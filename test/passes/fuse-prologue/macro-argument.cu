@@ -3,7 +3,7 @@
 // a variable (scale) keeps its name. The output compiles with nvcc.
 // REQUIRES: nvcc
 // RUN: %kfuse %s --passes=fuse-prologue --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
 // CHECK: __device__ __forceinline__ float fused_add_eps_mul_scale_rsqrt_rows_q(const float* __restrict__ ms, float s0, float scale, float s2, long long kf_i) {
 // CHECK: float e_v = ms[{{i[_0-9]*}}] + s0;

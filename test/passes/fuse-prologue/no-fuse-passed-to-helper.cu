@@ -2,7 +2,7 @@
 // (a pointer passed to a __device__ reduction of another file) reads it in ways kfuse
 // cannot know.
 // RUN: %kfuse %s --passes=fuse-prologue --emit=transformed -R -o %t.cu 2>&1 | FileCheck --check-prefix=REMARK %s
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // REMARK: no-fuse-passed-to-helper.cu:[[@LINE+22]]:3: remark: not fused: 'row_sum' takes no prologue on 'e': it uses the buffer other than by loading from it [-Rpass-missed=fuse-prologue]
 // CHECK-NOT: {{^// kfuse variant}}
 #include <cuda_runtime.h>

@@ -1,7 +1,7 @@
 // An intermediate that a later step reads as well stays stored: the prologue replaces
 // only the consumer's loads.
 // RUN: %kfuse %s --passes=fuse-prologue --emit=transformed -R -o %t.cu 2>&1 | FileCheck --check-prefix=REMARK %s
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // REMARK: no-fuse-read-later.cu:[[@LINE+28]]:3: remark: not fused: 'e' is read by another step than 'row_sum', or not allocated and freed by the entry [-Rpass-missed=fuse-prologue]
 // CHECK-NOT: {{^// kfuse variant}}
 #include <cuda_runtime.h>

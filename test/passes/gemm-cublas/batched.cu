@@ -5,7 +5,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: bmm (line {{[0-9]+}}) as one cuBLAS strided-batched SGEMM, FP32: C = A x B for each batch
 // CHECK-NEXT: static void bmm_cublas(const float *A, const float *B, float *C, int m, int k, int n, int kf_batch, cudaStream_t kf_stream) {
 // CHECK:        cublasSgemmStridedBatched(kf_handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)(n), (int)(m), (int)(k),

@@ -8,7 +8,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK: #include <cuda_runtime.h>
 // CHECK-NEXT: #include <cublas_v2.h>
 // CHECK-NEXT: #include <cublasLt.h>

@@ -14,7 +14,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK:        struct kf_sgemm_shape {
 // CHECK:        static bool kf_sgemm_batched(
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: scores (line {{[0-9]+}}) as cuBLAS strided-batched SGEMMs, FP32: s = qkv x qkv (stored transposed) for each of NH x B

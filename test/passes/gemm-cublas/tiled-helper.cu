@@ -4,7 +4,7 @@
 // host loop whose sizes come from host arrays. The sizes the front end cannot read
 // (`fan_in[l]`) are written as the helper's call writes them.
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK-LABEL: {{^}}// kfuse gemm-cublas: linear_tiled (line {{[0-9]+}}), its shared-memory tiles read back as the loads that fill them, as one cuBLAS SGEMM, FP32: y = x x w (stored transposed), plus bias
 // CHECK-LABEL: {{^}}extern "C" void mlp(
 // CHECK:      if (!linear_tiled_cublas(cur, weights[l], biases[l], l == 1 ? y : h, B, fan_in[l], fan_out[l],

@@ -6,7 +6,7 @@
 // Operands staged along k (x w^T, the bias in the store) or B along its rows (fmaf), the
 // subscripts through locals, the guard as a return after the loop.
 // RUN: %kfuse %s --passes=gemm-cublas --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // The kernels themselves are printed as written.
 // CHECK-LABEL: __global__ void tiled_nt(
 // CHECK: __syncthreads();

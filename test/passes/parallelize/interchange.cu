@@ -5,8 +5,8 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=parallelize --emit=transformed -R -o %t.cu 2> %t.remarks
-// RUN: FileCheck %s < %t.cu
-// RUN: FileCheck --check-prefix=REMARK %s < %t.remarks
+// RUN: %strip-checks %t.cu | FileCheck %s
+// RUN: %strip-checks %t.remarks | FileCheck --check-prefix=REMARK %s
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 #include <cuda_runtime.h>
 

@@ -10,7 +10,7 @@
 // compiles under -Werror all-warnings.
 // REQUIRES: nvcc
 // RUN: %kfuse %s --passes=reduce-apply --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
 // CHECK: // kfuse reduce-apply of mean_dim1_kernel (line {{[0-9]+}}), a statistic per thread over a middle dimension, and
 // CHECK: __global__ void __launch_bounds__(256, 3) fused_mean_dim1_kernel_div_bcast_kernel(int C, int S, const float* __restrict__ x, float eps, float* __restrict__ y) {

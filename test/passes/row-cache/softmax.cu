@@ -9,7 +9,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=row-cache --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 // CHECK-LABEL: // kfuse row-cache of softmax_rows (line {{[0-9]+}}): each block's row of S in shared memory across its 3
 // CHECK:       __global__ void softmax_rows_rowcache(float *__restrict S, int L) {

@@ -2,7 +2,7 @@
 // expressions at each element j, the row r taken from the row loop over blocks, a chunked
 // warp-shuffle scan with the carry in a register. The output compiles with nvcc.
 // RUN: %kfuse %s --passes=row-scan --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c %t.cu -o %t.o
 // CHECK: // kfuse variant row-scan(block=1024,vpt=8)@cumsum#0-#0
 // CHECK-LABEL: // kfuse row-scan of cumsum_rows (line {{[0-9]+}}): one block of 1024 threads per row, 8 consecutive elements a

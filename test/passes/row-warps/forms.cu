@@ -8,7 +8,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=row-warps --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: grep -c '^template <typename T> __device__ __forceinline__ T kf_warp_sum' %t.cu | FileCheck --check-prefix=ONCE %s
 // ONCE: {{^}}1{{$}}
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu

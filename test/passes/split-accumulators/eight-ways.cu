@@ -5,9 +5,9 @@
 // UNSUPPORTED: asan
 // RUN: rm -rf %t && mkdir %t
 // RUN: %kfuse --bundle %t/b %S/max-and-sum.cu --passes=split-accumulators --max-variants=2
-// RUN: FileCheck --check-prefix=MANIFEST %s < %t/b/manifest.txt
+// RUN: %strip-checks %t/b/manifest.txt | FileCheck --check-prefix=MANIFEST %s
 // MANIFEST: variant v2 v2.cu split-accumulators(ways=8)@row_stats_entry#0
-// RUN: FileCheck %s < %t/b/v2.cu
+// RUN: %strip-checks %t/b/v2.cu | FileCheck %s
 // CHECK: { // kfuse split-accumulators: m in 8 accumulators, 8 steps at a time
 // CHECK: for (; kf_j + 7 * (long long)(blockDim.x) < (long long)(D); kf_j += 8 * (long long)(blockDim.x)) {
 // CHECK: m = fmaxf(fmaxf(fmaxf(m, kf_m1), fmaxf(kf_m2, kf_m3)), fmaxf(fmaxf(kf_m4, kf_m5), fmaxf(kf_m6, kf_m7)));

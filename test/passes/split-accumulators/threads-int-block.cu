@@ -3,7 +3,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=split-accumulators --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK: // kfuse variant split-accumulators(threads=4,ways=4)@int_block#0
 // CHECK: col_sum_split<<<(C + bs - 1) / bs, dim3(bs, 4), 0, stream>>>(x, out, K, C);
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu

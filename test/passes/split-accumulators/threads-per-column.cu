@@ -9,7 +9,7 @@
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=split-accumulators --emit=transformed -o %t.cu
-// RUN: FileCheck %s < %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK: // kfuse variant split-accumulators(threads=8,ways=4)@col_sum_entry#0
 // CHECK: // kfuse split-accumulators of col_sum (line {{[0-9]+}}): each output's loop over 8 threads, 4 accumulators each
 // CHECK-NEXT: __global__ void __launch_bounds__(1024) col_sum_split(const float *__restrict x, float *__restrict out, int D1, int D2) {
