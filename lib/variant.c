@@ -30,20 +30,21 @@ int variant_touched(const variant *v, int entry, int step) {
   return 0;
 }
 
-static int edit(variant *v, int entry, const kstep *st, const char *text) {
+static vedit *edit(variant *v, int entry, const kstep *st, const char *text) {
   if (variant_touched(v, entry, st->index))
-    return 0;
+    return NULL;
   vedit *e = ARENA_PUSH(v->a, v->edits, v->nedits, v->cap_edits);
   e->entry = entry;
   e->step = st->index;
   e->text = text ? arena_strdup(v->a, text) : NULL;
-  return 1;
+  e->whole = 0;
+  return e;
 }
 
-int variant_remove_step(variant *v, int entry, const kstep *st) { return edit(v, entry, st, NULL); }
+int variant_remove_step(variant *v, int entry, const kstep *st) { return edit(v, entry, st, NULL) != NULL; }
 
 int variant_replace_step(variant *v, int entry, const kstep *st, const char *text) {
-  return edit(v, entry, st, text);
+  return edit(v, entry, st, text) != NULL;
 }
 
 int variant_replace_text(variant *v, unsigned begin, unsigned end, const char *text) {
@@ -204,6 +205,18 @@ static int own_statement(const kmodel *m, unsigned begin) {
     }
     return t[p - 1] == ';' || t[p - 1] == '{' || t[p - 1] == '}';
   }
+}
+
+int variant_replace_statement(variant *v, int entry, const kstep *st, const char *text) {
+  const kmodel *m = v->m;
+  unsigned b, e;
+  if (!own_statement(m, st->loc.begin) || !statement_range(m, st->loc.begin, st->loc.end, &b, &e) ||
+      (b > 0 && m->text[b - 1] != '\n') || m->text[e - 1] != '\n')
+    return 0; /* shares its line with something else */
+  vedit *ed = edit(v, entry, st, text);
+  if (ed)
+    ed->whole = 1;
+  return ed != NULL;
 }
 
 /* Where new kernels for entry e go: the start of the run of comment lines above it (its
@@ -493,7 +506,9 @@ int variant_print(const variant *v, strbuf *out, diag *d) {
     if (!st)
       KFUSE_BUG("edit of step #%d of %s, which is neither a top-level step nor one in a host loop", ed->step,
                 e->name);
-    if (ed->text)
+    if (ed->whole)
+      ok = statement_range(m, st->loc.begin, st->loc.end, &b, &en) && rw_replace(rw, b, en, ed->text);
+    else if (ed->text)
       ok = rw_replace(rw, st->loc.begin, st->loc.end, ed->text);
     else if (own_statement(m, st->loc.begin))
       ok = statement_range(m, st->loc.begin, st->loc.end, &b, &en) && rw_replace(rw, b, en, "");

@@ -20,6 +20,7 @@ typedef struct vedit {
   int entry;
   int step;              /* kstep.index */
   const char *text;
+  int whole;             /* text replaces the whole statement (variant_replace_statement) */
 } vedit;
 
 /* A change of text outside every entry's body: bytes [begin, end) of the file (in a host
@@ -64,6 +65,10 @@ int variant_touched(const variant *v, int entry, int step);
  * changed already (passes do not edit each other's edits). */
 int variant_remove_step(variant *v, int entry, const kstep *st);
 int variant_replace_step(variant *v, int entry, const kstep *st, const char *text);
+/* Replaces step's whole statement, its semicolon and the rest of its line included, by
+ * text: whole lines of statements, each indented, the last ending with a newline. Returns 0
+ * when the step's call is not a statement of its own on its own line, or was changed already. */
+int variant_replace_statement(variant *v, int entry, const kstep *st, const char *text);
 /* Replaces bytes [begin, end) outside every entry's body (a host helper's text, for every
  * call of the helper alike; an entry's head) by text; the same change twice is one. Returns 0 when it overlaps
  * another such change. */

@@ -780,6 +780,7 @@ typedef struct gen {
   const kstep *st;
   const kkernel *k;
   const char *base;             /* the new kernels' names start so */
+  const char *fr;               /* the host's pointer to the frame: BASE_fr */
   int block;
   unsigned char *frame;         /* per variable: lives in the frame */
   int nframe;
@@ -911,7 +912,7 @@ static void launch(gen *g, const char *name, const char *grid, const char *block
   for (int i = 0; i < g->host.n; i++)
     sb_printf(h, ", kf_%s", g->k->vars[g->host.loop[i]->loop_var].name);
   if (g->nframe)
-    sb_puts(h, ", kf_fr");
+    sb_printf(h, ", %s", g->fr);
   sb_printf(h, "%s);\n", extra ? extra : "");
 }
 
@@ -1188,7 +1189,8 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   sb_printf(h, "const unsigned kf_blocks = %s;\n", blocks);
   launch(g, name, "kf_blocks", arena_printf(a, "%d", g->block), NULL, h, depth + 1);
   print_indent(h, depth + 1);
-  sb_printf(h, "%s<<<1, %d, 0, %s>>>(kf_fr, (int)kf_blocks);\n", done, g->block, g->st->stream ? g->st->stream : "0");
+  sb_printf(h, "%s<<<1, %d, 0, %s>>>(%s, (int)kf_blocks);\n", done, g->block, g->st->stream ? g->st->stream : "0",
+            g->fr);
   print_indent(h, depth);
   sb_printf(h, "}\n");
 }
@@ -1432,6 +1434,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   g.k = k;
   g.block = values ? values[0] : block_values[0];
   g.base = variant_fresh_name(v, arena_printf(v->a, "%s_p", k->name));
+  g.fr = arena_printf(v->a, "%s_fr", g.base);
   g.frame = arena_alloc(v->a, (size_t)k->nvars + 1);
   g.red_var = -1;
   mark_frame(&g, items, n);
@@ -1441,12 +1444,12 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const char *stream = st->stream ? st->stream : "0";
   sb_puts(&host, "do {\n");
   if (g.nframe) {
-    sb_printf(&host, "    %s_frame *kf_fr = NULL;\n", g.base);
-    sb_printf(&host, "    cudaMallocAsync((void **)&kf_fr, sizeof(%s_frame), %s);\n", g.base, stream);
+    sb_printf(&host, "    %s_frame *%s = NULL;\n", g.base, g.fr);
+    sb_printf(&host, "    cudaMallocAsync((void **)&%s, sizeof(%s_frame), %s);\n", g.fr, g.base, stream);
   }
   gen_items(&g, items, n, &host, 2);
   if (g.nframe)
-    sb_printf(&host, "    cudaFreeAsync(kf_fr, %s);\n", stream);
+    sb_printf(&host, "    cudaFreeAsync(%s, %s);\n", g.fr, stream);
   sb_puts(&host, "  } while (0)");
   if (g.nframe) {
     sb_printf(&out, "// kfuse parallelize of %s: the scalars its launches share, in device memory\nstruct %s_frame {\n",
@@ -1461,14 +1464,25 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_puts(&out, g.kernels.s ? g.kernels.s : "");
   /* one launch and no frame: the launch alone, without the block around it */
   const char *first = strchr(host.s, '\n') + 1, *semi = strstr(first, ";\n");
+  int ok;
   if (!g.nframe && semi && !strcmp(semi, ";\n  } while (0)") && !strchr(first, '{')) {
     while (*first == ' ')
       first++;
-    const char *one = arena_strndup(v->a, first, (size_t)(semi - first));
-    host.len = 0;
-    sb_puts(&host, one);
+    ok = variant_replace_step(v, site->entry, st, arena_strndup(v->a, first, (size_t)(semi - first)));
+  } else {
+    /* the statements in place of the launch's, one level out (so that the passes after this
+     * one, which see the entry's top-level steps, see these launches), else in the block */
+    const char *end = strstr(first, "  } while (0)");
+    strbuf flat = {0};
+    for (const char *l = first; l < end;) {
+      const char *nl = strchr(l, '\n');
+      const char *from = l[0] == ' ' && l[1] == ' ' ? l + 2 : l;
+      sb_putn(&flat, from, (size_t)(nl + 1 - from));
+      l = nl + 1;
+    }
+    ok = variant_replace_statement(v, site->entry, st, flat.s) || variant_replace_step(v, site->entry, st, host.s);
+    sb_free(&flat);
   }
-  int ok = variant_replace_step(v, site->entry, st, host.s);
   if (ok) {
     variant_add_helper(v, "kfuse_par_blocks", helper);
     if (has_red(items, n))
