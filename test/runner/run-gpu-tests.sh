@@ -71,6 +71,9 @@ test_name() {
   esac
 }
 
+# lit.cfg.py's %strip-checks: a file without the test's own `// WORD:` directive lines
+strip_checks="sed -E '/^[[:space:]]*[/][/] [A-Z][A-Z0-9_-]*:/d'"
+
 # run_test FILE: run FILE's RUN lines; write <name>.status (PASS or FAIL) and .log
 run_test() {
   local file=$1 name dir t status=PASS
@@ -89,6 +92,7 @@ run_test() {
       line=${line//%corpus/$src/benchmarks/corpus}
       line=${line//%bundles/$work/bundles}
       line=${line//%python/python3}
+      line=${line//%strip-checks/$strip_checks}
       line=${line//%nvcc/nvcc -arch=sm_90}
       line=${line//%srcroot/$src}
       line=${line//%t/$t}
