@@ -201,21 +201,6 @@ int cx_report(CXTranslationUnit unit, diag *d) {
   return errors;
 }
 
-static tu *parse(const char *path, char *text, unsigned size, const tu_options *opt, diag *d);
-
-tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
-  unsigned size = 0;
-  char *text = tu_read_file(path, &size, d);
-  return text ? parse(path, text, size, opt, d) : NULL;
-}
-
-tu *tu_parse_text(const char *path, const char *text, unsigned size, const tu_options *opt, diag *d) {
-  char *copy = xmalloc((size_t)size + 1);
-  memcpy(copy, text, size);
-  copy[size] = '\0';
-  return parse(path, copy, size, opt, d);
-}
-
 /* Parses text (malloc'd, NUL-terminated; the tu owns it) as the file at path. */
 static tu *parse(const char *path, char *text, unsigned size, const tu_options *opt, diag *d) {
   tu *t = xmalloc(sizeof *t);
@@ -263,6 +248,19 @@ static tu *parse(const char *path, char *text, unsigned size, const tu_options *
     return NULL;
   }
   return t;
+}
+
+tu *tu_parse(const char *path, const tu_options *opt, diag *d) {
+  unsigned size = 0;
+  char *text = tu_read_file(path, &size, d);
+  return text ? parse(path, text, size, opt, d) : NULL;
+}
+
+tu *tu_parse_text(const char *path, const char *text, unsigned size, const tu_options *opt, diag *d) {
+  char *copy = xmalloc((size_t)size + 1);
+  memcpy(copy, text, size);
+  copy[size] = '\0';
+  return parse(path, copy, size, opt, d);
 }
 
 void tu_free(tu *t) {

@@ -1440,17 +1440,16 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   mark_frame(&g, items, n);
   for (int i = 0; i < k->nvars; i++)
     g.nframe += g.frame[i];
+  /* the host's statements, as lines at the entry's top level */
   strbuf host = {0}, out = {0};
   const char *stream = st->stream ? st->stream : "0";
-  sb_puts(&host, "do {\n");
   if (g.nframe) {
-    sb_printf(&host, "    %s_frame *%s = NULL;\n", g.base, g.fr);
-    sb_printf(&host, "    cudaMallocAsync((void **)&%s, sizeof(%s_frame), %s);\n", g.fr, g.base, stream);
+    sb_printf(&host, "  %s_frame *%s = NULL;\n", g.base, g.fr);
+    sb_printf(&host, "  cudaMallocAsync((void **)&%s, sizeof(%s_frame), %s);\n", g.fr, g.base, stream);
   }
-  gen_items(&g, items, n, &host, 2);
+  gen_items(&g, items, n, &host, 1);
   if (g.nframe)
-    sb_printf(&host, "    cudaFreeAsync(%s, %s);\n", g.fr, stream);
-  sb_puts(&host, "  } while (0)");
+    sb_printf(&host, "  cudaFreeAsync(%s, %s);\n", g.fr, stream);
   if (g.nframe) {
     sb_printf(&out, "// kfuse parallelize of %s: the scalars its launches share, in device memory\nstruct %s_frame {\n",
               k->name, g.base);
@@ -1462,26 +1461,22 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_puts(&out, "};\n\n");
   }
   sb_puts(&out, g.kernels.s ? g.kernels.s : "");
-  /* one launch and no frame: the launch alone, without the block around it */
-  const char *first = strchr(host.s, '\n') + 1, *semi = strstr(first, ";\n");
+  const char *nl = strchr(host.s, '\n');
   int ok;
-  if (!g.nframe && semi && !strcmp(semi, ";\n  } while (0)") && !strchr(first, '{')) {
-    while (*first == ' ')
-      first++;
-    ok = variant_replace_step(v, site->entry, st, arena_strndup(v->a, first, (size_t)(semi - first)));
+  if (!g.nframe && nl && !nl[1] && nl[-1] == ';' && !strchr(host.s, '{')) {
+    /* one launch and no frame: the launch alone, in place of the launch */
+    const char *first = host.s + strspn(host.s, " ");
+    ok = variant_replace_step(v, site->entry, st, arena_strndup(v->a, first, (size_t)(nl - 1 - first)));
   } else {
-    /* the statements in place of the launch's, one level out (so that the passes after this
-     * one, which see the entry's top-level steps, see these launches), else in the block */
-    const char *end = strstr(first, "  } while (0)");
-    strbuf flat = {0};
-    for (const char *l = first; l < end;) {
-      const char *nl = strchr(l, '\n');
-      const char *from = l[0] == ' ' && l[1] == ' ' ? l + 2 : l;
-      sb_putn(&flat, from, (size_t)(nl + 1 - from));
-      l = nl + 1;
-    }
-    ok = variant_replace_statement(v, site->entry, st, flat.s) || variant_replace_step(v, site->entry, st, host.s);
-    sb_free(&flat);
+    /* the statements in place of the launch's (so that the passes after this one, which see
+     * the entry's top-level steps, see these launches), else in a block in its place */
+    strbuf block = {0};
+    sb_puts(&block, "do {\n");
+    for (const char *l = host.s; *l; l = strchr(l, '\n') + 1)
+      sb_printf(&block, "  %.*s", (int)(strchr(l, '\n') + 1 - l), l);
+    sb_puts(&block, "  } while (0)");
+    ok = variant_replace_statement(v, site->entry, st, host.s) || variant_replace_step(v, site->entry, st, block.s);
+    sb_free(&block);
   }
   if (ok) {
     variant_add_helper(v, "kfuse_par_blocks", helper);
