@@ -11,6 +11,7 @@
 #include "results.h"
 #include "gpus.h"
 #include "runner.h"
+#include "worker.h"
 
 #ifndef KFUSE_VERSION
 #define KFUSE_VERSION "unknown"
@@ -36,6 +37,9 @@ static const char usage[] =
     "                     from the start (builds included); those left are not measured\n"
     "                     and have no rows in results.tsv\n"
     "  --no-time          verify only\n"
+    "  --batch N          variants of an entry verified by one worker, sharing the\n"
+    "                     reference's runs (default 8, at most 16; 1: each alone); a\n"
+    "                     batch in which any variant fails is verified again one by one\n"
     "  --retime N         re-time the best verified variant against the reference, and\n"
     "                     the next ones within 10% of its first-round speedup, up to N in\n"
     "                     all (default 3; 1: the best alone)\n"
@@ -46,6 +50,9 @@ static const char usage[] =
     "                     per GPU at a time (all, the first N, or the devices 0,2,3),\n"
     "                     each shard's runner with the other options; a device whose\n"
     "                     runner finds no usable GPU is taken out (docs/multi-gpu.md)\n"
+    "  --build-only       build every variant for this machine's GPU and stop; a later\n"
+    "                     run reuses the builds (to build many bundles at once, then\n"
+    "                     measure them one at a time)\n"
     "  --list             print the manifest and the shapes the verifier would draw;\n"
     "                     run nothing on the GPU\n"
     "  -j N               nvcc processes at a time (default: one per processor)\n"
@@ -90,7 +97,7 @@ int main(int argc, char **argv) {
       pass[npass++] = argv[i];
       if (next && next[0] != '-' && (!strcmp(a, "--timeout") || !strcmp(a, "--deadline") || !strcmp(a, "--reps") ||
                                      !strcmp(a, "--seeds") || !strcmp(a, "-j") || !strcmp(a, "--only") ||
-                                     !strcmp(a, "--retime")))
+                                     !strcmp(a, "--retime") || !strcmp(a, "--batch")))
         pass[npass++] = argv[i + 1];
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -140,8 +147,15 @@ int main(int argc, char **argv) {
         return bad_usage("--retime needs a whole number of variants, at least 1, not '%s'", next ? next : "");
       o.retime = (int)v;
       i++;
+    } else if (strcmp(a, "--batch") == 0) {
+      if ((v = number(next, 1)) < 0 || v > WORKER_MAX_BATCH)
+        return bad_usage("--batch needs a count from 1 to 16, not '%s'", next ? next : "");
+      o.batch = (int)v;
+      i++;
     } else if (strcmp(a, "--no-prune") == 0) {
       o.prune = 0;
+    } else if (strcmp(a, "--build-only") == 0) {
+      o.build_only = 1;
     } else if (strcmp(a, "--list") == 0) {
       o.list = 1;
     } else if (strcmp(a, "-v") == 0) {

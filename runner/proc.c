@@ -120,18 +120,36 @@ void proc_kill(pid_t pid) {
     kill(-pid, SIGKILL);
 }
 
-int proc_wait(pid_t pid, double timeout_s, proc_result *r) {
+/* The size of file path, or -1. */
+static long long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *watch,
+                       proc_result *r) {
   int slot = slot_of(pid), timed_out = 0;
   if (slot < 0 || pid <= 0)
     return -1;
   long sleep_ns = 1000000;
+  long long size = -1;
+  double moved = now();
   for (;;) {
     int done = proc_poll(pid, r);
     if (done != 0) {
       r->timed_out = timed_out;
       return done < 0 ? -1 : 0;
     }
-    if (!timed_out && timeout_s > 0 && now() - started[slot] > timeout_s) {
+    double t = now();
+    if (watch && idle_s > 0) {
+      long long n = file_size(watch);
+      if (n != size) {
+        size = n;
+        moved = t;
+      }
+    }
+    if (!timed_out && ((timeout_s > 0 && t - started[slot] > timeout_s) ||
+                       (watch && idle_s > 0 && t - moved > idle_s))) {
       kill(-pid, SIGKILL);
       timed_out = 1;
     }
@@ -140,6 +158,10 @@ int proc_wait(pid_t pid, double timeout_s, proc_result *r) {
     if (sleep_ns < 20000000)
       sleep_ns *= 2;
   }
+}
+
+int proc_wait(pid_t pid, double timeout_s, proc_result *r) {
+  return proc_wait_progress(pid, timeout_s, 0, NULL, r);
 }
 
 void proc_describe(const proc_result *r, char *buf, size_t size) {

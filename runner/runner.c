@@ -230,7 +230,8 @@ static int run_worker(run *r, const char *job, int variant, int entry, const cha
   manifest_stem(&r->b->variants[variant], stem, sizeof stem);
   snprintf(base, sizeof base, "%s/logs/%s.%s.%s", r->o->dir, stem, r->b->entries[entry].name,
            tool ? tool : job);
-  snprintf(res, sizeof res, "%s.out", base);
+  worker_result_path(r->o->dir, stem, r->b->entries[entry].name, tool ? tool : job, res,
+                     sizeof res);
   snprintf(log, sizeof log, "%s.log", base);
   snprintf(tlog, sizeof tlog, "%s.report", base);
   snprintf(sv, sizeof sv, "%d", variant);
@@ -261,6 +262,60 @@ static int run_worker(run *r, const char *job, int variant, int entry, const cha
   }
   read_outcome(res, nb, out);
   explain_end(out, log);
+  return 0;
+}
+
+/*
+ * Run one verification job on a batch of n variants of one entry (the reference, 0, first
+ * when it is one), each with its own result file, and read each into out[i] as run_worker
+ * does. The batch gets n times a single job's limit, and is stopped sooner when it writes
+ * nothing for a single job's limit (a variant that hangs). Returns 0, or -1 when no process
+ * could be started.
+ */
+static int run_batch_worker(run *r, const int *variants, int n, int entry, int reps,
+                            outcome *out) {
+  char stem[256], list[16 * WORKER_MAX_BATCH], res[4200], first[4200], log[4200];
+  char se[16], ss[16], sr[16], sf[16];
+  const char *ename = r->b->entries[entry].name;
+  int nb = r->b->entries[entry].nbinding;
+  size_t used = 0;
+
+  for (int i = 0; i < n; i++) {
+    memset(&out[i], 0, sizeof out[i]);
+    out[i].a = calloc((size_t)nb, sizeof *out[i].a);
+    out[i].b = calloc((size_t)nb, sizeof *out[i].b);
+    out[i].n = calloc((size_t)nb, sizeof *out[i].n);
+    manifest_stem(&r->b->variants[variants[i]], stem, sizeof stem);
+    worker_result_path(r->o->dir, stem, ename, WORKER_VERIFY, res, sizeof res);
+    remove(res);
+    if (i == 0)
+      snprintf(first, sizeof first, "%s", res);
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", i ? "," : "", variants[i]);
+  }
+  manifest_stem(&r->b->variants[variants[0]], stem, sizeof stem);
+  snprintf(log, sizeof log, "%s/logs/%s.%s.batch%d.log", r->o->dir, stem, ename, n);
+  snprintf(se, sizeof se, "%d", entry);
+  snprintf(ss, sizeof ss, "%d", r->o->seeds);
+  snprintf(sr, sizeof sr, "%d", reps);
+  snprintf(sf, sizeof sf, "%d", r->o->deterministic ? WORKER_DETERMINISTIC : 0);
+  char *argv[] = {r->self, "--child", WORKER_VERIFY, (char *)r->o->dir, "-", list, se, ss, sr,
+                  sf, NULL};
+  proc_result pr;
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  pid_t pid = proc_start(argv, log, NULL);
+  if (pid < 0 ||
+      proc_wait_progress(pid, r->o->timeout_s * n, r->o->timeout_s, first, &pr) != 0) {
+    msg_error("cannot start a worker: %s", strerror(errno));
+    r->broken = 1;
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    out[i].proc = pr;
+    manifest_stem(&r->b->variants[variants[i]], stem, sizeof stem);
+    worker_result_path(r->o->dir, stem, ename, WORKER_VERIFY, res, sizeof res);
+    read_outcome(res, nb, &out[i]);
+    explain_end(&out[i], log);
+  }
   return 0;
 }
 
@@ -520,60 +575,131 @@ static void score(const kb_entry *e, const verdict *ref, verdict *d) {
     d->score = exp(sum / n);
 }
 
-/* Verify (and time) the reference and every selected variant on one entry. */
+/* Whether variant v of entry may start its verification now; if not, why is recorded:
+ * the deadline passed (no rows), or the reference failed. */
+static int past_deadline(const run *r) {
+  return r->o->deadline_s > 0 && seconds_since_start(r) > r->o->deadline_s;
+}
+
+static int may_start(run *r, int v, int entry) {
+  verdict *d = verdict_of(r, v, entry);
+  if (v > 0 && past_deadline(r)) {
+    d->selected = 0; /* left for a later call: no rows */
+    r->past_deadline++;
+    return 0;
+  }
+  if (v > 0 && verdict_of(r, 0, entry)->status == RESULT_FAILED) {
+    d->status = RESULT_FAILED;
+    snprintf(d->reason, sizeof d->reason, "reference failed");
+    return 0;
+  }
+  return 1;
+}
+
+/* Variant v's verdict on entry from its verification job's outcome. */
+static void take_outcome(run *r, int v, int entry, outcome *o) {
+  const kb_bundle *b = r->b;
+  verdict *d = verdict_of(r, v, entry);
+  if (o->ref_failed) {
+    d->status = RESULT_FAILED;
+    snprintf(d->reason, sizeof d->reason, "reference failed: %.2000s", o->reason);
+  } else if (o->failed) {
+    d->status = RESULT_FAILED;
+    snprintf(d->reason, sizeof d->reason, "%s", o->reason);
+  } else {
+    snprintf(d->reason, sizeof d->reason, "%s", o->notes);
+    take_times(r, entry, d, o);
+  }
+  msg_verbose("%s on %s: %s", b->variants[v].name, b->entries[entry].name,
+              d->status == RESULT_FAILED ? d->reason : "verified");
+  if (v > 0) {
+    r->counts.entry = b->entries[entry].name;
+    if (d->status == RESULT_FAILED) {
+      r->counts.failed++;
+    } else {
+      r->counts.verified++;
+      score(&b->entries[entry], verdict_of(r, 0, entry), d);
+      if (!isnan(d->score) && (isnan(r->counts.best) || d->score > r->counts.best))
+        r->counts.best = d->score;
+    }
+    show_progress(r);
+  }
+}
+
+/* Verify (and time) variant v on entry in a job of its own. */
+static void verify_alone(run *r, int v, int entry) {
+  outcome o;
+  if (!may_start(r, v, entry))
+    return;
+  msg_verbose("verifying %s on %s", r->b->variants[v].name, r->b->entries[entry].name);
+  if (run_worker(r, WORKER_VERIFY, v, entry, NULL, r->o->time ? r->o->reps : 0, &o) == 0)
+    take_outcome(r, v, entry, &o);
+  outcome_free(&o, r->b->entries[entry].nbinding);
+}
+
+/* Verify (and time) the n variants in vs on entry in one job that shares the reference's
+ * runs. Their verdicts are taken only when every one of them was verified; otherwise (a
+ * failure, a crash, a time-out) each is verified again alone, so that a failure is always
+ * found, and reported, by a job of its own. */
+static void verify_batch(run *r, const int *vs, int n, int entry) {
+  const kb_bundle *b = r->b;
+  int nb = b->entries[entry].nbinding, all = 1;
+  outcome *o = calloc((size_t)n, sizeof *o);
+  if (!o) {
+    msg_error("out of memory");
+    r->broken = 1;
+    return;
+  }
+  msg_verbose("verifying %d variants on %s together, from %s", n, b->entries[entry].name,
+              b->variants[vs[0]].name);
+  if (run_batch_worker(r, vs, n, entry, r->o->time ? r->o->reps : 0, o) == 0) {
+    for (int i = 0; i < n; i++)
+      if (!o[i].done || o[i].failed || o[i].ref_failed) {
+        if (all)
+          msg_verbose("the batch on %s stopped at %s: %s; verifying each alone",
+                      b->entries[entry].name, b->variants[vs[i]].name, o[i].reason);
+        all = 0;
+      }
+    for (int i = 0; i < n && all; i++)
+      take_outcome(r, vs[i], entry, &o[i]);
+  }
+  for (int i = 0; i < n; i++)
+    outcome_free(&o[i], nb);
+  free(o);
+  for (int i = 0; i < n && !all && !r->broken; i++)
+    verify_alone(r, vs[i], entry);
+}
+
+/* Verify (and time) the reference and every selected variant on one entry, --batch at a
+ * time. */
 static void verify_entry(run *r, int entry) {
   const kb_bundle *b = r->b;
-  const kb_entry *e = &b->entries[entry];
-  int reps = r->o->time ? r->o->reps : 0;
-  verdict *ref = verdict_of(r, 0, entry);
-  outcome o;
-
+  int *todo = malloc(sizeof *todo * (size_t)b->nvariant), n = 0;
+  if (!todo) {
+    msg_error("out of memory");
+    r->broken = 1;
+    return;
+  }
   for (int v = 0; v < b->nvariant; v++) {
     verdict *d = verdict_of(r, v, entry);
-    if (!d->selected || d->status == RESULT_FAILED)
-      continue;
-    if (v > 0 && r->o->deadline_s > 0 && seconds_since_start(r) > r->o->deadline_s) {
-      d->selected = 0; /* left for a later call: no rows */
-      r->past_deadline++;
-      continue;
-    }
-    if (v > 0 && ref->status == RESULT_FAILED) {
-      d->status = RESULT_FAILED;
-      snprintf(d->reason, sizeof d->reason, "reference failed");
-      continue;
-    }
-    msg_verbose("verifying %s on %s", b->variants[v].name, e->name);
-    if (run_worker(r, WORKER_VERIFY, v, entry, NULL, reps, &o) != 0) {
-      outcome_free(&o, e->nbinding);
-      return;
-    }
-    if (o.ref_failed) {
-      d->status = RESULT_FAILED;
-      snprintf(d->reason, sizeof d->reason, "reference failed: %.2000s", o.reason);
-    } else if (o.failed) {
-      d->status = RESULT_FAILED;
-      snprintf(d->reason, sizeof d->reason, "%s", o.reason);
-    } else {
-      snprintf(d->reason, sizeof d->reason, "%s", o.notes);
-      take_times(r, entry, d, &o);
-    }
-    msg_verbose("%s on %s: %s", b->variants[v].name, e->name,
-                d->status == RESULT_FAILED ? d->reason : "verified");
-    outcome_free(&o, e->nbinding);
-    if (v > 0) {
-      r->counts.entry = e->name;
-      if (d->status == RESULT_FAILED) {
-        r->counts.failed++;
-      } else {
-        r->counts.verified++;
-        score(e, ref, d);
-        if (!isnan(d->score) && (isnan(r->counts.best) || d->score > r->counts.best))
-          r->counts.best = d->score;
-      }
-      show_progress(r);
-    }
+    if (d->selected && d->status != RESULT_FAILED)
+      todo[n++] = v;
   }
-  if (ref->status == RESULT_FAILED)
+  for (int i = 0; i < n && !r->broken;) {
+    int take = n - i < r->o->batch ? n - i : r->o->batch;
+    if (take < 2 || past_deadline(r)) {
+      take = 1;
+      verify_alone(r, todo[i], entry);
+    } else if (may_start(r, todo[i], entry)) {
+      verify_batch(r, todo + i, take, entry);
+    } else {
+      for (int k = 1; k < take; k++) /* the deadline or the reference: the same for all */
+        may_start(r, todo[i + k], entry);
+    }
+    i += take;
+  }
+  free(todo);
+  if (verdict_of(r, 0, entry)->status == RESULT_FAILED)
     r->ref_failed = 1;
 }
 
@@ -815,6 +941,7 @@ void runner_options_init(runner_options *o) {
   o->time = 1;
   o->prune = 1;
   o->retime = 3;
+  o->batch = 8;
   o->jobs = cpus > 0 ? (int)cpus : 1;
 }
 
@@ -882,6 +1009,10 @@ enum runner_status runner_run(const runner_options *o) {
   if ((st = find_device(&r)) != RUNNER_OK)
     return st;
   build_all(&r);
+  if (o->build_only) {
+    msg_verbose("built: %d of %d variants", r.counts.built, r.b->nvariant);
+    return RUNNER_OK;
+  }
   for (int i = 0; i < r.b->nentry && !r.broken; i++) {
     verify_entry(&r, i);
     choose_final(&r, i);

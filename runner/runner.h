@@ -22,7 +22,11 @@ typedef struct runner_options {
   int retime;        /* final candidates re-timed against the reference: the best, and the next
                       * ones within 10% of its first-round score, up to this many in all */
   double deadline_s; /* > 0: no variant starts its verification after this many seconds */
+  int batch;         /* variants of an entry verified by one worker, sharing the reference's
+                      * runs (worker.h); 1: each alone */
   int list;          /* 1: print the manifest and the shapes that would be drawn; run nothing */
+  int build_only;    /* 1: build every variant for this device, then stop (a later run reuses
+                      * the builds) */
   int jobs;          /* nvcc processes at a time */
   int verbose;
   const char *gpus;  /* --gpus all|N|LIST: run the shards of dir one per GPU (gpus.h), or NULL */

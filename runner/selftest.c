@@ -628,6 +628,29 @@ static void test_proc(void) {
   CHECK(pid > 0 && proc_wait(pid, 10, &r) == 0 && r.exited && r.code == 0);
   CHECK(proc_find_program("sh", path, sizeof path) && path[0] == '/');
   CHECK(!proc_find_program("kfuse-no-such-program", path, sizeof path));
+
+  /* a worker that writes a line at every step: stopped once it writes nothing for the
+   * idle limit, long before its total limit; one that keeps writing runs to its end */
+  char watch[] = "/tmp/kfuse-selftest-watch-XXXXXX";
+  int fd = mkstemp(watch);
+  CHECK(fd >= 0);
+  if (fd < 0)
+    return;
+  close(fd);
+  char script[1200];
+  snprintf(script, sizeof script, "for i in 1 2 3; do echo at >> %s; sleep 0.2; done; sleep 30",
+           watch);
+  char *stalls[] = {"sh", "-c", script, NULL};
+  pid = proc_start(stalls, NULL, NULL);
+  CHECK(pid > 0 && proc_wait_progress(pid, 60, 1.0, watch, &r) == 0 && r.timed_out &&
+        r.seconds > 0.5 && r.seconds < 10);
+  snprintf(script, sizeof script, "for i in 1 2 3 4 5 6; do echo at >> %s; sleep 0.4; done",
+           watch);
+  char *steady[] = {"sh", "-c", script, NULL};
+  pid = proc_start(steady, NULL, NULL);
+  CHECK(pid > 0 && proc_wait_progress(pid, 60, 1.0, watch, &r) == 0 && !r.timed_out &&
+        r.exited && r.code == 0 && r.seconds > 2);
+  remove(watch);
 }
 
 /* ---- building and loading a manifest ---- */

@@ -48,6 +48,14 @@
  * comparison never depends on another process or machine. In the job for the reference
  * itself, only the reference's own checks run (errors, guards, inputs, and no element left
  * unwritten by both poisoned runs), and its run-to-run spread is reported.
+ *
+ * A batch job (worker.h) verifies several variants of the entry, and the reference's own
+ * checks when it is one of them, on the same trials: the reference runs once per trial,
+ * then each variant on the same inputs, each with every check above and its own result
+ * file. Only the reference's runs are shared; what a variant's calls see (its inputs, its
+ * poison, the streams held busy, the trials before it) is what they would see in its own
+ * job. The job stops at the first failure of any variant, and the runner then verifies
+ * each alone, so a failure is always reported by a job of its own.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -101,16 +109,28 @@ typedef struct repeat_tally {
   char at[768], first[768];
 } repeat_tally;
 
+/* One variant under verification, with what the job keeps of it. */
+typedef struct subject {
+  worker_job j;         /* the job as this variant's: its index and result file */
+  hn_lib lib;
+  int held_noted;       /* the note that the variant waited for a held stream was written */
+  uint64_t vhash[MAX_BUF], vprev[MAX_BUF]; /* its outputs' fingerprints: this trial's, the last's */
+  repeat_tally rt[MAX_BUF]; /* its rerun differences */
+} subject;
+
 /* The state of one verification job. */
 typedef struct verifier {
   const worker_job *j;
   const kb_entry *e;
   harness h;
-  hn_lib ref, var;
+  hn_lib ref;
+  const worker_job *refj; /* the reference's own result file, when it is verified here */
+  subject *sub;         /* the variants of the job (none in the reference's own job) */
+  int nsub;
+  subject *cur;         /* the one being checked */
   int has_var;          /* 0 in the reference's own job */
   int deterministic;    /* the variant must rerun bit for bit */
   int graph_noted;      /* the note that the graph check is skipped was written */
-  int held_noted;       /* the note that the variant waited for a held stream was written */
   int ntrial;
   draw_stress stress[MAX_STRESS];
   int nstress;
@@ -123,10 +143,9 @@ typedef struct verifier {
   ec_draw twin[MAX_BUF];         /* their twin under a shift stress (compare.h) */
   int use_noise;                 /* the trial has a twin: noise[] widens the tolerance */
   ec_cmp noise[MAX_BUF];         /* the reference's outputs on the twin against v->r */
-  uint64_t rhash[MAX_BUF], vhash[MAX_BUF], rprev[MAX_BUF], vprev[MAX_BUF];
+  uint64_t rhash[MAX_BUF], rprev[MAX_BUF];
   spread_tally tally[MAX_BUF];
   double ref_rel[MAX_BUF]; /* the reference's largest rerun difference over max|out| */
-  repeat_tally rt[MAX_BUF]; /* the variant's rerun differences */
 } verifier;
 
 static int is_output(const kb_buffer *b) { return b->role != KB_IN; }
@@ -138,33 +157,62 @@ static uint64_t shape_seed(const kb_entry *e, const kb_value *s, int entry) {
   return h;
 }
 
-/* Report a failure of the variant (or, in the reference's job, of the reference). */
+/* Write a line to every result file of the job: the reference's, when it is verified
+ * here, and each variant's. */
+static void say_all(const verifier *v, const char *kind, const char *text) {
+  if (v->refj)
+    worker_say(v->refj, kind, "%s", text);
+  for (int i = 0; i < v->nsub; i++)
+    worker_say(&v->sub[i].j, kind, "%s", text);
+}
+
+/* Report a failure of the variant being checked (or, in the reference's job, of the
+ * reference). */
 static int fail(verifier *v, const char *where, const char *fmt, const char *detail) {
-  char text[3072];
+  char text[3072], line[4096];
   snprintf(text, sizeof text, fmt, detail);
-  worker_say(v->j, "fail", "%s [%s]", text, where);
+  snprintf(line, sizeof line, "%s [%s]", text, where);
+  worker_say(v->cur ? &v->cur->j : v->refj, "fail", "%s", line);
   return -1;
 }
 
+/* A failure of the reference: its own, in its result file; "the reference failed" in each
+ * variant's. */
 static int ref_fail(verifier *v, const char *where, const char *detail) {
-  worker_say(v->j, v->has_var ? "reffail" : "fail", "%s [%s]", detail, where);
+  char line[4096];
+  snprintf(line, sizeof line, "%s [%s]", detail, where);
+  if (v->refj)
+    worker_say(v->refj, "fail", "%s", line);
+  for (int i = 0; i < v->nsub; i++)
+    worker_say(&v->sub[i].j, "reffail", "%s", line);
   return -1;
+}
+
+/* The reference failed to load: its text alone, in the same files as ref_fail's. */
+static void ref_fail_text(verifier *v, const char *text) {
+  if (v->refj)
+    worker_say(v->refj, "fail", "%s", text);
+  for (int i = 0; i < v->nsub; i++)
+    worker_say(&v->sub[i].j, "reffail", "%s", text);
 }
 
 /* The runner's own GPU work failed. */
 static int broken(verifier *v, int r, const char *where) {
-  char text[512];
+  char text[512], line[1536];
   harness_error_text(r, text, sizeof text);
-  worker_say(v->j, "fail", "runner: a check on the GPU failed: %s [%s]", text, where);
+  snprintf(line, sizeof line, "runner: a check on the GPU failed: %s [%s]", text, where);
+  say_all(v, "fail", line);
   return -1;
 }
 
 /* A call's verdict as a job outcome: 0 to go on, -1 after reporting. */
 static int call_verdict(verifier *v, int verdict, int is_ref, const char *where) {
+  char line[4096];
   if (verdict == HN_OK)
     return 0;
   if (verdict == HN_BROKEN) {
-    worker_say(v->j, "fail", "%s [%s]", v->why, where);
+    snprintf(line, sizeof line, "%s [%s]", v->why, where);
+    say_all(v, "fail", line);
     return -1;
   }
   return is_ref ? ref_fail(v, where, v->why) : fail(v, where, "%s", v->why);
@@ -319,7 +367,7 @@ static int check_moved(verifier *v, const char *where) {
   const kb_entry *e = v->e;
   for (int k = 0; k < e->nbuffer; k++) {
     const kb_buffer *b = &e->buffers[k];
-    if (is_output(b) && v->rhash[k] != v->rprev[k] && v->vhash[k] == v->vprev[k]) {
+    if (is_output(b) && v->rhash[k] != v->rprev[k] && v->cur->vhash[k] == v->cur->vprev[k]) {
       snprintf(v->why, sizeof v->why,
                "'%s' did not change when the inputs changed, while the reference's did",
                b->name);
@@ -338,14 +386,14 @@ static int note_repeat(verifier *v, const hn_set *set, int same, const char *whe
   const kb_entry *e = v->e;
   for (int k = 0; k < e->nbuffer; k++) {
     const kb_buffer *b = &e->buffers[k];
-    repeat_tally *t = &v->rt[k];
+    repeat_tally *t = &v->cur->rt[k];
     ec_spread d;
     if (!is_output(b))
       continue;
     int r = gc_spread(v->v[k], set->data[k], set->elems[k], b->type, v->h.work, &d);
     if (r != cudaSuccess)
       return broken(v, r, where);
-    int moved = same && v->vhash[k] != v->vprev[k];
+    int moved = same && v->cur->vhash[k] != v->cur->vprev[k];
     if ((d.ndiff > 0 || moved) && v->deterministic) {
       if (d.ndiff > 0)
         snprintf(v->why, sizeof v->why,
@@ -383,7 +431,7 @@ static int check_repeats(verifier *v) {
   const kb_entry *e = v->e;
   for (int k = 0; k < e->nbuffer; k++) {
     const kb_buffer *b = &e->buffers[k];
-    const repeat_tally *t = &v->rt[k];
+    const repeat_tally *t = &v->cur->rt[k];
     if (!is_output(b) || !t->first[0])
       continue;
     if (!v->tally[k].differing && !v->tally[k].moved) {
@@ -413,22 +461,23 @@ static int check_repeats(verifier *v) {
 /* The variant's two runs on the current inputs and every check on them. */
 static int run_variant(verifier *v, hn_set *set, const kb_value *s, int finite_only, int first,
                        int same, const char *where) {
+  subject *c = v->cur;
   v->h.hold = 1;
-  int bad = call_verdict(v, harness_call(&v->h, &v->var, set, s, v->in, HN_POISON_A, v->v,
+  int bad = call_verdict(v, harness_call(&v->h, &c->lib, set, s, v->in, HN_POISON_A, v->v,
                                          v->why, sizeof v->why), 0, where);
   int waited = v->h.gate.waited_out;
-  bad = bad || call_verdict(v, harness_call(&v->h, &v->var, set, s, v->in, HN_POISON_B, NULL,
+  bad = bad || call_verdict(v, harness_call(&v->h, &c->lib, set, s, v->in, HN_POISON_B, NULL,
                                             v->why, sizeof v->why), 0, where);
   waited |= v->h.gate.waited_out;
   v->h.hold = 0;
   if (bad)
     return -1;
-  if (waited && !v->held_noted) {
-    worker_say(v->j, "note", "the variant waited for work on other streams (a device-wide "
-                             "synchronization inside the entry)");
-    v->held_noted = 1;
+  if (waited && !c->held_noted) {
+    worker_say(&c->j, "note", "the variant waited for work on other streams (a device-wide "
+                              "synchronization inside the entry)");
+    c->held_noted = 1;
   }
-  if (hash_outputs(v, set, v->v, v->vhash, where) || (!first && !same && check_moved(v, where)) ||
+  if (hash_outputs(v, set, v->v, c->vhash, where) || (!first && !same && check_moved(v, where)) ||
       check_written(v, set, where) || check_match(v, set, v->v, finite_only, "", where) ||
       check_match(v, set, set->data, finite_only, "", where) ||
       note_repeat(v, set, same, where))
@@ -452,6 +501,39 @@ static int scribble(verifier *v, hn_set *set, const char *where) {
   if (r == HN_OK && cudaStreamSynchronize(v->h.stream) != cudaSuccess)
     r = HN_BROKEN;
   return r == HN_OK ? 0 : broken(v, cudaGetLastError(), where);
+}
+
+/* The graph check's part for the variant being checked: it can be captured, and its replay
+ * writes every output and matches the reference's run (v->r). */
+static int check_graph_variant(verifier *v, hn_set *set, const kb_value *s, int finite_only,
+                               const char *where) {
+  const kb_entry *e = v->e;
+  cudaGraphExec_t exec = NULL;
+  int r = harness_capture(&v->h, &v->cur->lib, set, s, &exec, v->why, sizeof v->why);
+  if (r == HN_FAIL)
+    return fail(v, where, "graph: %s (the reference can be captured)", v->why);
+  if (r != HN_OK)
+    return call_verdict(v, r, 0, where);
+  r = harness_replay(&v->h, exec, set, v->in, HN_POISON_A, v->v, v->why, sizeof v->why);
+  cudaGraphExecDestroy(exec);
+  if (r == HN_FAIL)
+    return fail(v, where, "graph: replay: %s", v->why);
+  if (r != HN_OK)
+    return call_verdict(v, r, 0, where);
+  for (int k = 0; k < e->nbuffer; k++) {
+    const kb_buffer *b = &e->buffers[k];
+    int64_t first = -1;
+    if (b->role == KB_OUT &&
+        (r = gc_unwritten(v->v[k], HN_POISON_A, v->r[k], set->elems[k], b->type, v->h.work,
+                          &first)) != cudaSuccess)
+      return broken(v, r, where);
+    if (first >= 0) {
+      snprintf(v->why, sizeof v->why, "'%s' element %lld of %lld keeps the poison", b->name,
+               (long long)first, (long long)set->elems[k]);
+      return fail(v, where, "graph: replay: unwritten: %s", v->why);
+    }
+  }
+  return check_match(v, set, v->v, finite_only, "graph replay: ", where);
 }
 
 /*
@@ -488,41 +570,21 @@ static int check_graph(verifier *v, hn_set *set, const kb_value *s, int finite_o
     }
   }
   if (r == HN_BROKEN)
-    return call_verdict(v, r, 0, where);
+    return call_verdict(v, r, 1, where);
   if (r != HN_OK) {
+    char note[2200];
+    snprintf(note, sizeof note, "graph check skipped: reference: %s", v->why);
     if (!v->graph_noted)
-      worker_say(v->j, "note", "graph check skipped: reference: %s", v->why);
+      say_all(v, "note", note);
     v->graph_noted = 1;
     return 0;
   }
-  if (!v->has_var)
-    return 0;
-
-  r = harness_capture(&v->h, &v->var, set, s, &exec, v->why, sizeof v->why);
-  if (r == HN_FAIL)
-    return fail(v, where, "graph: %s (the reference can be captured)", v->why);
-  if (r != HN_OK)
-    return call_verdict(v, r, 0, where);
-  r = harness_replay(&v->h, exec, set, v->in, HN_POISON_A, v->v, v->why, sizeof v->why);
-  cudaGraphExecDestroy(exec);
-  if (r == HN_FAIL)
-    return fail(v, where, "graph: replay: %s", v->why);
-  if (r != HN_OK)
-    return call_verdict(v, r, 0, where);
-  for (int k = 0; k < e->nbuffer; k++) {
-    const kb_buffer *b = &e->buffers[k];
-    int64_t first = -1;
-    if (b->role == KB_OUT &&
-        (r = gc_unwritten(v->v[k], HN_POISON_A, v->r[k], set->elems[k], b->type, v->h.work,
-                          &first)) != cudaSuccess)
-      return broken(v, r, where);
-    if (first >= 0) {
-      snprintf(v->why, sizeof v->why, "'%s' element %lld of %lld keeps the poison", b->name,
-               (long long)first, (long long)set->elems[k]);
-      return fail(v, where, "graph: replay: unwritten: %s", v->why);
-    }
+  for (int i = 0; i < v->nsub; i++) {
+    v->cur = &v->sub[i];
+    if (check_graph_variant(v, set, s, finite_only, where) != 0)
+      return -1;
   }
-  return check_match(v, set, v->v, finite_only, "graph replay: ", where);
+  return 0;
 }
 
 /* The trials of shape sh (the comment at the top). */
@@ -565,16 +627,19 @@ static int verify_shape(verifier *v, const shape *sh) {
   for (int k = 0; k < e->nbuffer; k++) {
     v->r[k] = v->v[k] = v->t[k] = NULL;
   }
+  char line[3072];
   for (int i = 0; i < 2; i++)
     if (harness_alloc(&v->sets[i], e, sh->s, HN_GUARD, v->why, sizeof v->why) != 0) {
-      worker_say(v->j, "fail", "runner: %s [%s]", v->why, sh->label);
+      snprintf(line, sizeof line, "runner: %s [%s]", v->why, sh->label);
+      say_all(v, "fail", line);
       goto done;
     }
   if (harness_alloc_slots(&v->sets[0], e, v->r, v->why, sizeof v->why) != 0 ||
       harness_alloc_slots(&v->sets[0], e, v->v, v->why, sizeof v->why) != 0 ||
       (v->has_var && v->nstress && sh->kind != SHAPE_PAST &&
        harness_alloc_slots(&v->sets[0], e, v->t, v->why, sizeof v->why) != 0)) {
-    worker_say(v->j, "fail", "runner: %s [%s]", v->why, sh->label);
+    snprintf(line, sizeof line, "runner: %s [%s]", v->why, sh->label);
+    say_all(v, "fail", line);
     goto done;
   }
   uint64_t base = shape_seed(e, sh->s, v->j->entry);
@@ -589,7 +654,7 @@ static int verify_shape(verifier *v, const shape *sh) {
                HN_STREAMS, v->has_var ? " (the other held busy)" : "");
     else
       snprintf(where, sizeof where, "%s, %s", sh->label, tr->label);
-    worker_say(v->j, "at", "%s", where);
+    say_all(v, "at", where);
     if (tr->same && scribble(v, &v->sets[0], where) != 0)
       goto done;
     uint64_t seed = rng_mix(base, (uint64_t)tr->seed);
@@ -606,10 +671,14 @@ static int verify_shape(verifier *v, const shape *sh) {
     }
     if (run_reference(v, set, sh->s, tr->same, where) != 0)
       goto done;
-    if (v->has_var && run_variant(v, set, sh->s, st != NULL, t == 0, tr->same, where) != 0)
-      goto done;
+    for (int i = 0; i < v->nsub; i++) {
+      v->cur = &v->sub[i];
+      if (run_variant(v, set, sh->s, st != NULL, t == 0, tr->same, where) != 0)
+        goto done;
+    }
     memcpy(v->rprev, v->rhash, sizeof v->rprev);
-    memcpy(v->vprev, v->vhash, sizeof v->vprev);
+    for (int i = 0; i < v->nsub; i++)
+      memcpy(v->sub[i].vprev, v->sub[i].vhash, sizeof v->sub[i].vprev);
     v->ntrial++;
     last = t;
   }
@@ -697,9 +766,9 @@ static void say_spread(const verifier *v) {
     any = 1;
   }
   if (any)
-    worker_say(v->j, "note", "reference reruns: %s", text);
+    worker_say(v->refj, "note", "reference reruns: %s", text);
   else
-    worker_say(v->j, "note", "reference reruns: bit-identical in all %lld pairs",
+    worker_say(v->refj, "note", "reference reruns: bit-identical in all %lld pairs",
                (long long)pairs);
 }
 
@@ -709,54 +778,94 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The job's result files: the reference's (when variant 0 is one of the job's) into
+ * v->refj, each variant's into v->sub. */
+static void take_subjects(verifier *v, const worker_job *j, worker_job *refj) {
+  static subject sub[WORKER_MAX_BATCH];
+  int n = j->nbatch ? j->nbatch : 1;
+  v->sub = sub;
+  for (int i = 0; i < n; i++) {
+    worker_job one = *j;
+    one.nbatch = 0;
+    one.variant = j->nbatch ? j->batch[i] : j->variant;
+    one.out = j->nbatch ? j->outs[i] : j->out;
+    if (one.variant == 0) {
+      *refj = one;
+      v->refj = refj;
+    } else {
+      memset(&sub[v->nsub], 0, sizeof sub[v->nsub]);
+      sub[v->nsub++].j = one;
+    }
+  }
+}
+
 int verify_job(const worker_job *j) {
   static verifier v;
   static shape shapes[MAX_SHAPES];
   static kb_value drawn[NDRAW * MAX_BUF], past[MAX_BUF * MAX_BUF];
-  char err[1024];
+  static worker_job refj;
+  char err[1024], line[2048];
   int ndrawn = 0, npast = 0;
   double t0 = now_s();
 
   memset(&v, 0, sizeof v);
   v.j = j;
   v.e = j->e;
-  v.has_var = j->variant > 0;
+  take_subjects(&v, j, &refj);
+  v.has_var = v.nsub > 0;
   v.deterministic = j->e->deterministic || (j->flags & WORKER_DETERMINISTIC);
   if (j->e->nbuffer > MAX_BUF || j->e->nscalar > MAX_BUF) {
-    worker_say(j, "fail", "runner: more than %d buffers or scalars", MAX_BUF);
+    snprintf(line, sizeof line, "runner: more than %d buffers or scalars", MAX_BUF);
+    say_all(&v, "fail", line);
     return 0;
   }
   if (harness_init(&v.h, j->e, err, sizeof err) != 0) {
-    worker_say(j, "fail", "runner: %s", err);
+    snprintf(line, sizeof line, "runner: %s", err);
+    say_all(&v, "fail", line);
     return 1;
   }
   if (harness_load(j->dir, &j->b->variants[0], j->e, &v.ref, err, sizeof err) != 0) {
-    worker_say(j, v.has_var ? "reffail" : "fail", "%s", err);
+    ref_fail_text(&v, err);
     return 0;
   }
-  if (v.has_var &&
-      harness_load(j->dir, &j->b->variants[j->variant], j->e, &v.var, err, sizeof err) != 0) {
-    worker_say(j, "fail", "%s", err);
-    return 0;
-  }
+  for (int i = 0; i < v.nsub; i++)
+    if (harness_load(j->dir, &j->b->variants[v.sub[i].j.variant], j->e, &v.sub[i].lib, err,
+                     sizeof err) != 0) {
+      worker_say(&v.sub[i].j, "fail", "%s", err);
+      return 0;
+    }
   v.nstress = draw_stresses(j->e, v.stress, MAX_STRESS);
   int n = list_shapes(j, drawn, past, shapes, &ndrawn, &npast);
   for (int i = 0; i < n; i++)
     if (verify_shape(&v, &shapes[i]) != 0)
       return 0;
-  if (v.has_var && check_repeats(&v) != 0)
-    return 0;
-  worker_say(j, "note", "verified on %d shapes (%d bindings, %d drawn, %d past the bindings), "
-             "%d trials, in %.1f s%s", n, n - ndrawn - npast, ndrawn, npast, v.ntrial,
-             now_s() - t0, v.deterministic ? ", bit-identical reruns required" : "");
-  if (!v.has_var)
+  for (int i = 0; i < v.nsub; i++) {
+    v.cur = &v.sub[i];
+    if (check_repeats(&v) != 0)
+      return 0;
+  }
+  snprintf(line, sizeof line, "verified on %d shapes (%d bindings, %d drawn, %d past the "
+           "bindings), %d trials, in %.1f s%s", n, n - ndrawn - npast, ndrawn, npast, v.ntrial,
+           now_s() - t0, v.deterministic ? ", bit-identical reruns required" : "");
+  say_all(&v, "note", line);
+  if (v.refj)
     say_spread(&v);
   if (!j->e->has_stream)
-    worker_say(j, "note", "no graph check and no second stream: the entry takes no stream");
-  if (j->reps > 0 && timing_own_job(j, &v.h, v.has_var ? &v.var : &v.ref) != 0)
-    return 0;
+    say_all(&v, "note", "no graph check and no second stream: the entry takes no stream");
+  if (j->reps > 0) {
+    if (v.refj && timing_own_job(v.refj, &v.h, &v.ref) != 0)
+      return 0;
+    for (int i = 0; i < v.nsub; i++)
+      if (timing_own_job(&v.sub[i].j, &v.h, &v.sub[i].lib) != 0)
+        return 0;
+  }
+  if (j->nbatch) {
+    snprintf(line, sizeof line, "verified in a batch of %d sharing the reference's runs",
+             j->nbatch);
+    say_all(&v, "note", line);
+  }
   harness_free(&v.h);
-  worker_say(j, "done", "%s", "");
+  say_all(&v, "done", "");
   return 0;
 }
 

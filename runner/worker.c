@@ -103,6 +103,42 @@ static int device_job(const worker_job *j) {
   return 0;
 }
 
+void worker_result_path(const char *dir, const char *stem, const char *entry, const char *job,
+                        char *out, size_t size) {
+  snprintf(out, size, "%s/logs/%s.%s.%s.out", dir, stem, entry, job);
+}
+
+/* A batch's VARIANT argument, "0,3,5": into j->batch; 0 when it is not one. */
+static int parse_batch(const char *text, worker_job *j) {
+  if (!strchr(text, ','))
+    return 0;
+  for (const char *p = text; *p; p++) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 0 || j->nbatch == WORKER_MAX_BATCH || (*end && *end != ','))
+      return -1;
+    j->batch[j->nbatch++] = (int)v;
+    p = *end ? end : end - 1;
+  }
+  return j->nbatch >= 2 ? 1 : -1;
+}
+
+/* Open the result file of each variant of a batch job. */
+static int open_batch(worker_job *j) {
+  char stem[256], path[4096];
+  for (int i = 0; i < j->nbatch; i++) {
+    if (j->batch[i] >= j->b->nvariant)
+      return -1;
+    manifest_stem(&j->b->variants[j->batch[i]], stem, sizeof stem);
+    worker_result_path(j->dir, stem, j->e->name, WORKER_VERIFY, path, sizeof path);
+    if (!(j->outs[i] = fopen(path, "w"))) {
+      fprintf(stderr, "kfuse-runner: error: cannot write %s\n", path);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int runner_child_main(int argc, char **argv) {
   worker_job j;
   manifest m = {0};
@@ -115,11 +151,31 @@ int runner_child_main(int argc, char **argv) {
   memset(&j, 0, sizeof j);
   const char *job = argv[1];
   j.dir = argv[2];
-  j.variant = atoi(argv[4]);
+  int batch = parse_batch(argv[4], &j);
+  j.variant = batch ? -1 : atoi(argv[4]);
   j.entry = atoi(argv[5]);
   j.seeds = atoi(argv[6]);
   j.reps = atoi(argv[7]);
   j.flags = atoi(argv[8]);
+  if (batch) {
+    /* no result file of its own: each variant's, once the manifest names them */
+    snprintf(path, sizeof path, "%s/bundle.so", j.dir);
+    if (batch < 0 || strcmp(job, WORKER_VERIFY) != 0 ||
+        manifest_open(path, &m, err, sizeof err) != 0 || j.entry < 0 ||
+        j.entry >= m.b->nentry) {
+      fprintf(stderr, "kfuse-runner: error: a bad batch job (%s %s)\n", job, argv[4]);
+      return 1;
+    }
+    j.b = m.b;
+    j.e = &m.b->entries[j.entry];
+    if (open_batch(&j) != 0)
+      return 1;
+    j.out = j.outs[0];
+    int status = verify_job(&j);
+    for (int i = 0; i < j.nbatch; i++)
+      fclose(j.outs[i]);
+    _exit(status);
+  }
   j.out = fopen(argv[3], "w");
   if (!j.out) {
     fprintf(stderr, "kfuse-runner: error: cannot write %s\n", argv[3]);

@@ -13,6 +13,12 @@
  *
  * Text fields are escaped as in results.tsv. The runner starts one worker per job with a
  * time limit, so a crash, a hang or a broken CUDA context costs that job only.
+ *
+ * A verification job may take a batch of variants of one entry (VARIANT "0,3,5"): the
+ * reference then runs once per trial for all of them, and each variant writes to its own
+ * result file (worker_result_path), as its job alone would. The job stops at the first
+ * failure of any of them; the runner then verifies each variant of the batch alone, so
+ * that a batch's verdict is only ever "all verified" (runner.c, verify_entry).
  */
 #ifndef KFUSE_RUNNER_WORKER_H
 #define KFUSE_RUNNER_WORKER_H
@@ -35,6 +41,9 @@
 uint64_t worker_drawn_seed(int entry);
 uint64_t worker_past_seed(int entry);
 
+/* The most variants one verification job takes (kfuse-runner --batch). */
+#define WORKER_MAX_BATCH 16
+
 /* Flags of a job (the worker's FLAGS argument). */
 #define WORKER_DETERMINISTIC 1 /* every entry must rerun bit for bit (kfuse-runner --deterministic) */
 
@@ -46,8 +55,17 @@ typedef struct worker_job {
   int seeds;             /* fresh input seeds per shape */
   int reps;              /* timed runs per binding; 0: no timing */
   int flags;             /* WORKER_DETERMINISTIC */
-  FILE *out;             /* the result file */
+  FILE *out;             /* the result file (a single job's) */
+  int nbatch;            /* a batch job: how many variants (0: a single job) */
+  int batch[WORKER_MAX_BATCH];      /* their indexes, the reference (0) first if there */
+  FILE *outs[WORKER_MAX_BATCH];     /* their result files */
 } worker_job;
+
+/* The result file of job `job` (or a compute-sanitizer tool's name) on variant stem `stem`
+ * and entry `entry`: DIR/logs/STEM.ENTRY.JOB.out; the runner reads it, a batch job's
+ * worker writes it. */
+void worker_result_path(const char *dir, const char *stem, const char *entry, const char *job,
+                        char *out, size_t size);
 
 /* Write one line "KIND\tTEXT" (TEXT escaped) to the result file and flush it. */
 void worker_say(const worker_job *j, const char *kind, const char *fmt, ...)
