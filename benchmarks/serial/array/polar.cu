@@ -22,7 +22,7 @@ __global__ void polar_serial(int n, const float *re, const float *im, float *mag
 // kfuse: in im float[n]
 // kfuse: out mag float[n]
 // kfuse: out phase float[n]
-// kfuse: tune n=1048576
+// kfuse: tune n=131072
 // kfuse: check n=1001
 extern "C" void polar(const float *re, const float *im, float *mag, float *phase, int n,
                       cudaStream_t stream) {

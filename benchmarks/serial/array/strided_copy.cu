@@ -11,7 +11,7 @@ __global__ void strided_copy_serial(int n, int s, const float *x, float *y) {
 // kfuse: in x float[n*s]
 // kfuse: out y float[n]
 // kfuse: assume s >= 1
-// kfuse: tune n=1048576 s=4
+// kfuse: tune n=262144 s=4
 // kfuse: check n=1001 s=3
 // kfuse: check n=77 s=1
 extern "C" void strided_copy(const float *x, float *y, int n, int s, cudaStream_t stream) {

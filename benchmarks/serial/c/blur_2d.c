@@ -5,7 +5,7 @@
 // kfuse: in in float[h][w]
 // kfuse: out out float[h][w]
 // kfuse: assume h >= 2 && w >= 2
-// kfuse: tune h=1024 w=1024
+// kfuse: tune h=320 w=352
 // kfuse: check h=37 w=53
 void blur_2d(int h, int w, const float *in, float *out) {
   for (int x = 0; x < w; ++x) {

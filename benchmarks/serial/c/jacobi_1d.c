@@ -5,7 +5,7 @@
 // kfuse: inout A float[n]
 // kfuse: inout B float[n]
 // kfuse: assume n >= 3
-// kfuse: tune n=1048576 tsteps=8
+// kfuse: tune n=131072 tsteps=4
 // kfuse: check n=1001 tsteps=3
 void jacobi_1d(int n, int tsteps, float *A, float *B) {
   for (int t = 0; t < tsteps; ++t) {

@@ -6,7 +6,7 @@
 // kfuse: in B float[k][n]
 // kfuse: out C float[m][n]
 // kfuse: tol rtol=1e-3 atol=1e-4
-// kfuse: tune m=192 n=192 k=192
+// kfuse: tune m=100 n=100 k=100
 // kfuse: check m=37 n=53 k=29
 void matmul(int m, int n, int k, const float *A, const float *B, float *C) {
   for (int i = 0; i < m; ++i)

@@ -6,7 +6,7 @@
 // kfuse: in x float[n]
 // kfuse: out y float[m]
 // kfuse: tol rtol=1e-3 atol=1e-4
-// kfuse: tune m=4096 n=4096
+// kfuse: tune m=1024 n=1024
 // kfuse: check m=37 n=53
 void matvec(int m, int n, const float *A, const float *x, float *y) {
   for (int i = 0; i < m; ++i) {

@@ -7,7 +7,7 @@
 // kfuse: out y float[rows][cols]
 // kfuse: assume cols >= 1
 // kfuse: tol rtol=1e-3 atol=1e-5
-// kfuse: tune rows=1024 cols=1024
+// kfuse: tune rows=512 cols=640
 // kfuse: check rows=37 cols=53
 void softmax_rows(int rows, int cols, const float *x, float *y) {
   for (int i = 0; i < rows; ++i) {

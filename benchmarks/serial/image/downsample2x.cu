@@ -14,7 +14,7 @@ __global__ void downsample2x_serial(int h, int w, const float *in, float *out) {
 
 // kfuse: in in float[h][w]
 // kfuse: out out float[h/2][w/2]
-// kfuse: tune h=2048 w=2048
+// kfuse: tune h=1024 w=1024
 // kfuse: check h=37 w=53
 // kfuse: check h=2 w=7
 extern "C" void downsample2x(const float *in, float *out, int h, int w, cudaStream_t stream) {

@@ -29,7 +29,7 @@ __global__ void gaussian_sep_serial(int h, int w, const float *in, float *tmp, f
 // kfuse: out tmp float[h][w]
 // kfuse: out out float[h][w]
 // kfuse: assume h >= 1 && w >= 1
-// kfuse: tune h=1024 w=1024
+// kfuse: tune h=320 w=320
 // kfuse: check h=37 w=53
 // kfuse: check h=3 w=2
 extern "C" void gaussian_sep(const float *in, float *tmp, float *out, int h, int w,

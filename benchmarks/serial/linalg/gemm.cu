@@ -18,7 +18,7 @@ __global__ void gemm_serial(int m, int n, int k, float alpha, float beta, const 
 // kfuse: in B float[k][n]
 // kfuse: inout C float[m][n]
 // kfuse: tol rtol=1e-3 atol=1e-4
-// kfuse: tune m=192 n=192 k=192 alpha=1.5 beta=0.5
+// kfuse: tune m=100 n=100 k=100 alpha=1.5 beta=0.5
 // kfuse: check m=37 n=53 k=29 alpha=-0.75 beta=2.0
 extern "C" void gemm(const float *A, const float *B, float *C, int m, int n, int k, float alpha,
                      float beta, cudaStream_t stream) {

@@ -15,7 +15,7 @@ __global__ void matvec_t_serial(int m, int n, const float *A, const float *x, fl
 // kfuse: in x float[m]
 // kfuse: out y float[n]
 // kfuse: tol rtol=1e-3 atol=1e-4
-// kfuse: tune m=4096 n=4096
+// kfuse: tune m=1024 n=1024
 // kfuse: check m=37 n=53
 extern "C" void matvec_t(const float *A, const float *x, float *y, int m, int n, cudaStream_t stream) {
   matvec_t_serial<<<1, 1, 0, stream>>>(m, n, A, x, y);

@@ -58,7 +58,7 @@ __global__ void adi_serial(float *u, float *v, float *p, float *q, int n, int ts
 // kfuse: out p float[n][n]
 // kfuse: out q float[n][n]
 // kfuse: assume n >= 3
-// kfuse: tune n=400 tsteps=20
+// kfuse: tune n=160 tsteps=10
 // kfuse: check n=37 tsteps=3
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void adi(float *u, float *v, float *p, float *q, int n, int tsteps,

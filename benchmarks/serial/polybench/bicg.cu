@@ -23,7 +23,7 @@ __global__ void bicg_serial(const float *A, const float *r, const float *p, floa
 // kfuse: in p float[m]
 // kfuse: out s float[m]
 // kfuse: out q float[n]
-// kfuse: tune n=2400 m=2600
+// kfuse: tune n=700 m=740
 // kfuse: check n=37 m=41
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void bicg(const float *A, const float *r, const float *p, float *s, float *q, int n,

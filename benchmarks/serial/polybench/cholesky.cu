@@ -30,7 +30,7 @@ __global__ void cholesky_serial(const float *M, float *L, int n) {
 // kfuse: in M float[n][n]
 // kfuse: out L float[n][n]
 // kfuse: init M uniform(-1,1)
-// kfuse: tune n=400
+// kfuse: tune n=180
 // kfuse: check n=37
 extern "C" void cholesky(const float *M, float *L, int n, cudaStream_t stream) {
   cholesky_serial<<<1, 1, 0, stream>>>(M, L, n);

@@ -45,7 +45,7 @@ __global__ void correlation_serial(float *data, float *mean, float *stddev, floa
 // kfuse: out stddev float[m]
 // kfuse: out corr float[m][m]
 // kfuse: assume n >= 2
-// kfuse: tune n=260 m=240
+// kfuse: tune n=130 m=120
 // kfuse: check n=37 m=29
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void correlation(float *data, float *mean, float *stddev, float *corr, int n, int m,

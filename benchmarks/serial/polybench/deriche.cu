@@ -70,7 +70,7 @@ __global__ void deriche_serial(const float *img, float *out, float *y1, float *y
 // kfuse: out y1 float[w][h]
 // kfuse: out y2 float[w][h]
 // kfuse: assume alpha >= 0.1 && alpha <= 4.0
-// kfuse: tune w=1536 h=1024 alpha=0.25
+// kfuse: tune w=384 h=320 alpha=0.25
 // kfuse: check w=37 h=29 alpha=0.5
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void deriche(const float *img, float *out, float *y1, float *y2, int w, int h,

@@ -22,7 +22,7 @@ __global__ void doitgen_serial(float *A, const float *C4, float *prod, int nr, i
 // kfuse: inout A float[nr][nq][np]
 // kfuse: in C4 float[np][np]
 // kfuse: out prod float[nr][nq][np]
-// kfuse: tune nr=64 nq=48 np=64
+// kfuse: tune nr=24 nq=20 np=46
 // kfuse: check nr=7 nq=9 np=13
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void doitgen(float *A, const float *C4, float *prod, int nr, int nq, int np,

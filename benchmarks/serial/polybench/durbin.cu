@@ -34,7 +34,7 @@ __global__ void durbin_serial(const float *r, float *rs, float *y, float *z, int
 // kfuse: out z float[n]
 // kfuse: init r uniform(-1,1)
 // kfuse: assume n >= 1
-// kfuse: tune n=2500
+// kfuse: tune n=1000
 // kfuse: check n=37
 // kfuse: tol rtol=1e-3 atol=1e-5
 extern "C" void durbin(const float *r, float *rs, float *y, float *z, int n, cudaStream_t stream) {

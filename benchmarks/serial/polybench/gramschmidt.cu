@@ -35,7 +35,7 @@ __global__ void gramschmidt_serial(float *A, float *R, float *Q, int m, int n) {
 // kfuse: out R float[n][n]
 // kfuse: out Q float[m][n]
 // kfuse: assume m >= n && n >= 1
-// kfuse: tune m=320 n=200
+// kfuse: tune m=100 n=70
 // kfuse: check m=41 n=29
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void gramschmidt(float *A, float *R, float *Q, int m, int n, cudaStream_t stream) {

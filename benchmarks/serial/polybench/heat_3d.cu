@@ -28,7 +28,7 @@ __global__ void heat_3d_serial(float *A, float *B, int n, int tsteps) {
 
 // kfuse: inout A float[n][n][n]
 // kfuse: inout B float[n][n][n]
-// kfuse: tune n=72 tsteps=20
+// kfuse: tune n=40 tsteps=10
 // kfuse: check n=19 tsteps=3
 extern "C" void heat_3d(float *A, float *B, int n, int tsteps, cudaStream_t stream) {
   heat_3d_serial<<<1, 1, 0, stream>>>(A, B, n, tsteps);

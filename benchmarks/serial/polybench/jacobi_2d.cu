@@ -19,7 +19,7 @@ __global__ void jacobi_2d_serial(float *A, float *B, int n, int tsteps) {
 
 // kfuse: inout A float[n][n]
 // kfuse: inout B float[n][n]
-// kfuse: tune n=600 tsteps=20
+// kfuse: tune n=224 tsteps=10
 // kfuse: check n=37 tsteps=3
 extern "C" void jacobi_2d(float *A, float *B, int n, int tsteps, cudaStream_t stream) {
   jacobi_2d_serial<<<1, 1, 0, stream>>>(A, B, n, tsteps);

@@ -25,7 +25,7 @@ __global__ void lu_serial(const float *M, float *LU, int n) {
 // kfuse: in M float[n][n]
 // kfuse: out LU float[n][n]
 // kfuse: init M uniform(-1,1)
-// kfuse: tune n=360
+// kfuse: tune n=110
 // kfuse: check n=37
 extern "C" void lu(const float *M, float *LU, int n, cudaStream_t stream) {
   lu_serial<<<1, 1, 0, stream>>>(M, LU, n);

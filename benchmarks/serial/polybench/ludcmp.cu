@@ -48,7 +48,7 @@ __global__ void ludcmp_serial(const float *M, const float *b, float *LU, float *
 // kfuse: out y float[n]
 // kfuse: out x float[n]
 // kfuse: init M uniform(-1,1)
-// kfuse: tune n=360
+// kfuse: tune n=110
 // kfuse: check n=37
 // x is of the order of b / (2n), so the absolute floor is set well below it
 // kfuse: tol rtol=1e-3 atol=1e-7

@@ -28,7 +28,7 @@ __global__ void nussinov_serial(const int *seq, int *table, int n) {
 // kfuse: out table int32[n][n]
 // kfuse: init seq int(0,4)
 // kfuse: assume n >= 1
-// kfuse: tune n=400
+// kfuse: tune n=180
 // kfuse: check n=37
 extern "C" void nussinov(const int *seq, int *table, int n, cudaStream_t stream) {
   nussinov_serial<<<1, 1, 0, stream>>>(seq, table, n);

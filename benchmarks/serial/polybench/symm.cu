@@ -20,7 +20,7 @@ __global__ void symm_serial(const float *A, const float *B, float *C, int m, int
 // kfuse: in A float[m][m]
 // kfuse: in B float[m][n]
 // kfuse: inout C float[m][n]
-// kfuse: tune m=200 n=220 alpha=1.5 beta=1.2
+// kfuse: tune m=96 n=108 alpha=1.5 beta=1.2
 // kfuse: check m=37 n=29 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void symm(const float *A, const float *B, float *C, int m, int n, float alpha,

@@ -18,7 +18,7 @@ __global__ void syr2k_serial(const float *A, const float *B, float *C, int n, in
 // kfuse: in A float[n][m]
 // kfuse: in B float[n][m]
 // kfuse: inout C float[n][n]
-// kfuse: tune n=240 m=224 alpha=1.5 beta=1.2
+// kfuse: tune n=100 m=100 alpha=1.5 beta=1.2
 // kfuse: check n=37 m=29 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void syr2k(const float *A, const float *B, float *C, int n, int m, float alpha,

@@ -16,7 +16,7 @@ __global__ void syrk_serial(const float *A, float *C, int n, int m, float alpha,
 
 // kfuse: in A float[n][m]
 // kfuse: inout C float[n][n]
-// kfuse: tune n=256 m=240 alpha=1.5 beta=1.2
+// kfuse: tune n=110 m=160 alpha=1.5 beta=1.2
 // kfuse: check n=37 m=29 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void syrk(const float *A, float *C, int n, int m, float alpha, float beta,

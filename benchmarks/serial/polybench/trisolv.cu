@@ -20,7 +20,7 @@ __global__ void trisolv_serial(const float *L, const float *b, float *x, int n) 
 // kfuse: in b float[n]
 // kfuse: out x float[n]
 // kfuse: init L uniform(-1,1)
-// kfuse: tune n=4000
+// kfuse: tune n=1400
 // kfuse: check n=37
 // x is of the order of b / (2n), so the absolute floor is set well below it
 // kfuse: tol rtol=1e-3 atol=1e-7

@@ -23,7 +23,7 @@ __global__ void atax_cols(const float *A, const float *tmp, float *y, int m, int
 // kfuse: in x float[n]
 // kfuse: out y float[n]
 // kfuse: out tmp float[m]
-// kfuse: tune m=1900 n=2100
+// kfuse: tune m=700 n=740
 // kfuse: check m=37 n=41
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void atax(const float *A, const float *x, float *y, float *tmp, int m, int n,

@@ -35,7 +35,7 @@ __global__ void cholesky_update(float *L, int n, int k) {
 // kfuse: in M float[n][n]
 // kfuse: out L float[n][n]
 // kfuse: init M uniform(-1,1)
-// kfuse: tune n=400
+// kfuse: tune n=180
 // kfuse: check n=37
 extern "C" void cholesky(const float *M, float *L, int n, cudaStream_t stream) {
   dim3 block(16, 16);

@@ -31,7 +31,7 @@ __global__ void covariance_cov(const float *data, float *cov, int n, int m) {
 // kfuse: out mean float[m]
 // kfuse: out cov float[m][m]
 // kfuse: assume n >= 2
-// kfuse: tune n=260 m=240
+// kfuse: tune n=130 m=120
 // kfuse: check n=37 m=29
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void covariance(float *data, float *mean, float *cov, int n, int m,

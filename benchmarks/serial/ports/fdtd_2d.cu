@@ -27,7 +27,7 @@ __global__ void fdtd_2d_h(const float *ex, const float *ey, float *hz, int nx, i
 // kfuse: inout hz float[nx][ny]
 // kfuse: in fict float[tmax]
 // kfuse: assume tmax >= 1
-// kfuse: tune nx=480 ny=520 tmax=20
+// kfuse: tune nx=160 ny=200 tmax=10
 // kfuse: check nx=37 ny=29 tmax=3
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void fdtd_2d(float *ex, float *ey, float *hz, const float *fict, int nx, int ny,

@@ -15,7 +15,7 @@ __global__ void gemm_kernel(const float *A, const float *B, float *C, int ni, in
 // kfuse: in A float[ni][nk]
 // kfuse: in B float[nk][nj]
 // kfuse: inout C float[ni][nj]
-// kfuse: tune ni=200 nj=220 nk=180 alpha=1.5 beta=1.2
+// kfuse: tune ni=100 nj=110 nk=90 alpha=1.5 beta=1.2
 // kfuse: check ni=37 nj=29 nk=41 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void gemm(const float *A, const float *B, float *C, int ni, int nj, int nk, float alpha,

@@ -37,7 +37,7 @@ __global__ void gemver_w(const float *A, const float *x, float *w, int n, float 
 // kfuse: inout x float[n]
 // kfuse: in y float[n]
 // kfuse: in z float[n]
-// kfuse: tune n=2000 alpha=1.5 beta=1.2
+// kfuse: tune n=500 alpha=1.5 beta=1.2
 // kfuse: check n=37 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void gemver(float *A, const float *u1, const float *v1, const float *u2,

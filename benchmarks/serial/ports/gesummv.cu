@@ -17,7 +17,7 @@ __global__ void gesummv_kernel(const float *A, const float *B, const float *x, f
 // kfuse: in B float[n][n]
 // kfuse: in x float[n]
 // kfuse: out y float[n]
-// kfuse: tune n=3000 alpha=1.5 beta=1.2
+// kfuse: tune n=700 alpha=1.5 beta=1.2
 // kfuse: check n=37 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void gesummv(const float *A, const float *B, const float *x, float *y, int n,

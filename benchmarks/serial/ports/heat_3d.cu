@@ -15,7 +15,7 @@ __global__ void heat_3d_step(const float *src, float *dst, int n) {
 
 // kfuse: inout A float[n][n][n]
 // kfuse: inout B float[n][n][n]
-// kfuse: tune n=72 tsteps=20
+// kfuse: tune n=40 tsteps=10
 // kfuse: check n=19 tsteps=3
 extern "C" void heat_3d(float *A, float *B, int n, int tsteps, cudaStream_t stream) {
   if (n < 3) return;

@@ -9,7 +9,7 @@ __global__ void jacobi_1d_step(const float *src, float *dst, int n) {
 
 // kfuse: inout A float[n]
 // kfuse: inout B float[n]
-// kfuse: tune n=100000 tsteps=80
+// kfuse: tune n=25000 tsteps=20
 // kfuse: check n=1001 tsteps=3
 extern "C" void jacobi_1d(float *A, float *B, int n, int tsteps, cudaStream_t stream) {
   if (n < 3) return;

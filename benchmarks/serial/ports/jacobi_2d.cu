@@ -11,7 +11,7 @@ __global__ void jacobi_2d_step(const float *src, float *dst, int n) {
 
 // kfuse: inout A float[n][n]
 // kfuse: inout B float[n][n]
-// kfuse: tune n=600 tsteps=20
+// kfuse: tune n=224 tsteps=10
 // kfuse: check n=37 tsteps=3
 extern "C" void jacobi_2d(float *A, float *B, int n, int tsteps, cudaStream_t stream) {
   if (n < 3) return;

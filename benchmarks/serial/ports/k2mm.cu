@@ -28,7 +28,7 @@ __global__ void k2mm_tc(const float *tmp, const float *C, float *D, int ni, int 
 // kfuse: in C float[nj][nl]
 // kfuse: inout D float[ni][nl]
 // kfuse: out tmp float[ni][nj]
-// kfuse: tune ni=160 nj=176 nk=144 nl=168 alpha=1.5 beta=1.2
+// kfuse: tune ni=78 nj=84 nk=70 nl=80 alpha=1.5 beta=1.2
 // kfuse: check ni=37 nj=29 nk=41 nl=33 alpha=-0.5 beta=0.75
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void k2mm(const float *A, const float *B, const float *C, float *D, float *tmp, int ni,

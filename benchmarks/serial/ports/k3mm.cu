@@ -20,7 +20,7 @@ __global__ void k3mm_matmul(const float *X, const float *W, float *Y, int rows, 
 // kfuse: out E float[ni][nj]
 // kfuse: out F float[nj][nl]
 // kfuse: out G float[ni][nl]
-// kfuse: tune ni=160 nj=168 nk=152 nl=176 nm=144
+// kfuse: tune ni=70 nj=72 nk=66 nl=76 nm=62
 // kfuse: check ni=37 nj=29 nk=41 nl=33 nm=27
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void k3mm(const float *A, const float *B, const float *C, const float *D, float *E,

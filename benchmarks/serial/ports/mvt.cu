@@ -24,7 +24,7 @@ __global__ void mvt_x2(const float *A, float *x2, const float *y2, int n) {
 // kfuse: inout x2 float[n]
 // kfuse: in y1 float[n]
 // kfuse: in y2 float[n]
-// kfuse: tune n=2500
+// kfuse: tune n=720
 // kfuse: check n=37
 // kfuse: tol rtol=1e-3 atol=1e-4
 extern "C" void mvt(const float *A, float *x1, float *x2, const float *y1, const float *y2, int n,

@@ -24,7 +24,7 @@ __global__ void nussinov_diag(const int *seq, int *table, int n, int d) {
 // kfuse: out table int32[n][n]
 // kfuse: init seq int(0,4)
 // kfuse: assume n >= 1
-// kfuse: tune n=400
+// kfuse: tune n=180
 // kfuse: check n=37
 extern "C" void nussinov(const int *seq, int *table, int n, cudaStream_t stream) {
   nussinov_zero<<<(n * n + 255) / 256, 256, 0, stream>>>(table, n * n);

@@ -7,6 +7,7 @@ for dir in "$@"; do :; done
 timed=yes
 for a in "$@"; do [ "$a" = --no-time ] && timed=; done
 echo "$*" >>"$dir/calls.txt"
+for a in "$@"; do [ "$a" = --build-only ] && exit 0; done
 entry=$(awk '$1 == "entry" { print $2; exit }' "$dir/manifest.txt")
 {
   printf 'variant\tentry\tbinding\tstatus\treason\tmedian_ms\tp10_ms\tp90_ms\treps\tspeedup\tci_lo\tci_hi\tmad_ms\tkind\n'
