@@ -120,19 +120,22 @@ void proc_kill(pid_t pid) {
     kill(-pid, SIGKILL);
 }
 
-/* The size of file path, or -1. */
-static long long file_size(const char *path) {
+/* The sizes of the files in watch added up, those that do not exist counted as -1. */
+static long long files_size(const char *const *watch, int n) {
+  long long total = 0;
   struct stat st;
-  return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+  for (int i = 0; i < n; i++)
+    total += stat(watch[i], &st) == 0 ? (long long)st.st_size : -1;
+  return total;
 }
 
-int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *watch,
-                       proc_result *r) {
+int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *const *watch,
+                       int nwatch, proc_result *r) {
   int slot = slot_of(pid), timed_out = 0;
   if (slot < 0 || pid <= 0)
     return -1;
   long sleep_ns = 1000000;
-  long long size = -1;
+  long long size = files_size(watch, nwatch);
   double moved = now();
   for (;;) {
     int done = proc_poll(pid, r);
@@ -141,15 +144,15 @@ int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *w
       return done < 0 ? -1 : 0;
     }
     double t = now();
-    if (watch && idle_s > 0) {
-      long long n = file_size(watch);
+    if (nwatch > 0 && idle_s > 0) {
+      long long n = files_size(watch, nwatch);
       if (n != size) {
         size = n;
         moved = t;
       }
     }
     if (!timed_out && ((timeout_s > 0 && t - started[slot] > timeout_s) ||
-                       (watch && idle_s > 0 && t - moved > idle_s))) {
+                       (nwatch > 0 && idle_s > 0 && t - moved > idle_s))) {
       kill(-pid, SIGKILL);
       timed_out = 1;
     }
@@ -161,7 +164,7 @@ int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *w
 }
 
 int proc_wait(pid_t pid, double timeout_s, proc_result *r) {
-  return proc_wait_progress(pid, timeout_s, 0, NULL, r);
+  return proc_wait_progress(pid, timeout_s, 0, NULL, 0, r);
 }
 
 void proc_describe(const proc_result *r, char *buf, size_t size) {

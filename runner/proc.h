@@ -31,10 +31,11 @@ pid_t proc_start(char *const argv[], const char *log, const char *cwd);
  * kill its process group and report timed_out. Returns 0, or -1 when pid is unknown. */
 int proc_wait(pid_t pid, double timeout_s, proc_result *r);
 
-/* proc_wait, and also kill pid's group when the file `watch` has not changed its size for
- * idle_s seconds (a worker that writes a line at every step and stopped making progress). */
-int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *watch,
-                       proc_result *r);
+/* proc_wait, and also kill pid's group when none of the nwatch files in watch has changed
+ * its size for idle_s seconds (a worker that writes a line at every step and stopped making
+ * progress). */
+int proc_wait_progress(pid_t pid, double timeout_s, double idle_s, const char *const *watch,
+                       int nwatch, proc_result *r);
 
 /* Without waiting: 1 when pid has ended (*r filled, its group killed), 0 while it runs,
  * -1 when pid is unknown. */

@@ -274,7 +274,8 @@ static int run_worker(run *r, const char *job, int variant, int entry, const cha
  */
 static int run_batch_worker(run *r, const int *variants, int n, int entry, int reps,
                             outcome *out) {
-  char stem[256], list[16 * WORKER_MAX_BATCH], res[4200], first[4200], log[4200];
+  char stem[256], list[16 * WORKER_MAX_BATCH], res[WORKER_MAX_BATCH][4200], log[4200];
+  const char *watch[WORKER_MAX_BATCH];
   char se[16], ss[16], sr[16], sf[16];
   const char *ename = r->b->entries[entry].name;
   int nb = r->b->entries[entry].nbinding;
@@ -286,10 +287,9 @@ static int run_batch_worker(run *r, const int *variants, int n, int entry, int r
     out[i].b = calloc((size_t)nb, sizeof *out[i].b);
     out[i].n = calloc((size_t)nb, sizeof *out[i].n);
     manifest_stem(&r->b->variants[variants[i]], stem, sizeof stem);
-    worker_result_path(r->o->dir, stem, ename, WORKER_VERIFY, res, sizeof res);
-    remove(res);
-    if (i == 0)
-      snprintf(first, sizeof first, "%s", res);
+    worker_result_path(r->o->dir, stem, ename, WORKER_VERIFY, res[i], sizeof res[i]);
+    remove(res[i]);
+    watch[i] = res[i];
     used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", i ? "," : "", variants[i]);
   }
   manifest_stem(&r->b->variants[variants[0]], stem, sizeof stem);
@@ -304,18 +304,22 @@ static int run_batch_worker(run *r, const int *variants, int n, int entry, int r
   setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   pid_t pid = proc_start(argv, log, NULL);
   if (pid < 0 ||
-      proc_wait_progress(pid, r->o->timeout_s * n, r->o->timeout_s, first, &pr) != 0) {
+      proc_wait_progress(pid, r->o->timeout_s * n, r->o->timeout_s, watch, n, &pr) != 0) {
     msg_error("cannot start a worker: %s", strerror(errno));
     r->broken = 1;
     return -1;
   }
   for (int i = 0; i < n; i++) {
     out[i].proc = pr;
-    manifest_stem(&r->b->variants[variants[i]], stem, sizeof stem);
-    worker_result_path(r->o->dir, stem, ename, WORKER_VERIFY, res, sizeof res);
-    read_outcome(res, nb, &out[i]);
-    explain_end(&out[i], log);
+    read_outcome(res[i], nb, &out[i]);
   }
+  /* the variant that stopped the batch has its own verdict; the others' "no verdict" is
+   * that, not a crash of theirs */
+  int any = 0;
+  for (int i = 0; i < n; i++)
+    any |= out[i].failed || out[i].ref_failed;
+  for (int i = 0; i < n && !any; i++)
+    explain_end(&out[i], log);
   return 0;
 }
 
@@ -653,13 +657,18 @@ static void verify_batch(run *r, const int *vs, int n, int entry) {
   msg_verbose("verifying %d variants on %s together, from %s", n, b->entries[entry].name,
               b->variants[vs[0]].name);
   if (run_batch_worker(r, vs, n, entry, r->o->time ? r->o->reps : 0, o) == 0) {
-    for (int i = 0; i < n; i++)
-      if (!o[i].done || o[i].failed || o[i].ref_failed) {
-        if (all)
-          msg_verbose("the batch on %s stopped at %s: %s; verifying each alone",
-                      b->entries[entry].name, b->variants[vs[i]].name, o[i].reason);
-        all = 0;
-      }
+    int stop = -1;
+    for (int i = 0; i < n; i++) {
+      all &= o[i].done && !o[i].failed && !o[i].ref_failed;
+      if (stop < 0 && (o[i].failed || o[i].ref_failed))
+        stop = i;
+    }
+    for (int i = 0; i < n && stop < 0 && !all; i++)
+      if (!o[i].done)
+        stop = i; /* a crash or a time-out: explain_end's reason */
+    if (!all)
+      msg_verbose("the batch on %s stopped at %s: %s; verifying each alone",
+                  b->entries[entry].name, b->variants[vs[stop]].name, o[stop].reason);
     for (int i = 0; i < n && all; i++)
       take_outcome(r, vs[i], entry, &o[i]);
   }

@@ -642,13 +642,14 @@ static void test_proc(void) {
            watch);
   char *stalls[] = {"sh", "-c", script, NULL};
   pid = proc_start(stalls, NULL, NULL);
-  CHECK(pid > 0 && proc_wait_progress(pid, 60, 1.0, watch, &r) == 0 && r.timed_out &&
+  const char *files[] = {"/tmp/kfuse-selftest-no-such-file", watch};
+  CHECK(pid > 0 && proc_wait_progress(pid, 60, 1.0, files, 2, &r) == 0 && r.timed_out &&
         r.seconds > 0.5 && r.seconds < 10);
   snprintf(script, sizeof script, "for i in 1 2 3 4 5 6; do echo at >> %s; sleep 0.4; done",
            watch);
   char *steady[] = {"sh", "-c", script, NULL};
   pid = proc_start(steady, NULL, NULL);
-  CHECK(pid > 0 && proc_wait_progress(pid, 60, 1.0, watch, &r) == 0 && !r.timed_out &&
+  CHECK(pid > 0 && proc_wait_progress(pid, 60, 1.0, files, 2, &r) == 0 && !r.timed_out &&
         r.exited && r.code == 0 && r.seconds > 2);
   remove(watch);
 }

@@ -54,8 +54,11 @@
  * then each variant on the same inputs, each with every check above and its own result
  * file. Only the reference's runs are shared; what a variant's calls see (its inputs, its
  * poison, the streams held busy, the trials before it) is what they would see in its own
- * job. The job stops at the first failure of any variant, and the runner then verifies
- * each alone, so a failure is always reported by a job of its own.
+ * job. The job stops at the first failure of any variant, or when a variant changes the
+ * device's limits (device_state), and the runner then verifies each alone, so a failure is
+ * always reported by a job of its own. The reference's own file in a batch reads as a
+ * variant job's would (its places name the other stream held busy; the twin runs of shift
+ * stresses are made): a batch's files count only where all of them say `done`.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -485,6 +488,43 @@ static int run_variant(verifier *v, hn_set *set, const kb_value *s, int finite_o
   return 0;
 }
 
+/* What a variant could change of the device for the calls after it in the same worker: its
+ * limits and the default memory pool's release threshold. In a batch, a variant that changes
+ * them stops it (the variants after it would inherit the change), and each is verified
+ * alone. */
+typedef struct device_state {
+  size_t limit[4];
+  uint64_t threshold;
+} device_state;
+
+static int device_state_read(device_state *d) {
+  static const enum cudaLimit limits[] = {cudaLimitStackSize, cudaLimitMallocHeapSize,
+                                          cudaLimitPrintfFifoSize,
+                                          cudaLimitPersistingL2CacheSize};
+  cudaMemPool_t pool;
+  int dev = 0;
+  memset(d, 0, sizeof *d);
+  for (int i = 0; i < 4; i++)
+    if (cudaDeviceGetLimit(&d->limit[i], limits[i]) != cudaSuccess)
+      return -1;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &d->threshold) != cudaSuccess)
+    return -1;
+  return 0;
+}
+
+/* In a batch: the variant just run left the device as it found it (before). */
+static int check_device_state(verifier *v, const device_state *before, const char *where) {
+  device_state after;
+  if (!v->j->nbatch)
+    return 0;
+  if (device_state_read(&after) != 0 || memcmp(before, &after, sizeof after) != 0)
+    return fail(v, where, "runner: %s", "in a batch, the variant changed the device's limits or "
+                "its memory pool's release threshold, which the variants after it would "
+                "inherit: each is verified alone");
+  return 0;
+}
+
 /* Overwrite every buffer of set, as a caller reusing its memory would: inputs with other
  * values, outputs with poison. */
 static int scribble(verifier *v, hn_set *set, const char *where) {
@@ -671,9 +711,15 @@ static int verify_shape(verifier *v, const shape *sh) {
     }
     if (run_reference(v, set, sh->s, tr->same, where) != 0)
       goto done;
+    device_state before;
+    if (v->j->nbatch && device_state_read(&before) != 0) {
+      say_all(v, "fail", "runner: cannot read the device's limits");
+      goto done;
+    }
     for (int i = 0; i < v->nsub; i++) {
       v->cur = &v->sub[i];
-      if (run_variant(v, set, sh->s, st != NULL, t == 0, tr->same, where) != 0)
+      if (run_variant(v, set, sh->s, st != NULL, t == 0, tr->same, where) != 0 ||
+          check_device_state(v, &before, where) != 0)
         goto done;
     }
     memcpy(v->rprev, v->rhash, sizeof v->rprev);
@@ -702,11 +748,12 @@ static int by_bytes(const void *a, const void *b) {
 
 /* The shapes of j's entry, smallest first (cheap failures first): the bindings, the drawn
  * shapes and the shapes past the bindings, with how many of the last two there are. */
-static int list_shapes(const worker_job *j, kb_value *drawn, kb_value *past, shape *out,
+static int list_shapes(const verifier *v, kb_value *drawn, kb_value *past, shape *out,
                        int *ndrawn, int *npast) {
+  const worker_job *j = v->j;
   const kb_entry *e = j->e;
   int n = 0, which[MAX_BUF];
-  char text[400];
+  char text[400], note[200];
   for (int g = 0; g < e->nbinding && n < MAX_SHAPES; g++, n++) {
     out[n].s = e->bindings[g].values;
     out[n].kind = SHAPE_BINDING;
@@ -714,9 +761,11 @@ static int list_shapes(const worker_job *j, kb_value *drawn, kb_value *past, sha
              e->bindings[g].is_tune ? "tune" : "check", e->bindings[g].text);
   }
   *ndrawn = draw_shapes(e, worker_drawn_seed(j->entry), NDRAW, drawn);
-  if (*ndrawn < MIN_DRAWN)
-    worker_say(j, "note", "only %d extra shape%s could be drawn within the assumes", *ndrawn,
-               *ndrawn == 1 ? "" : "s");
+  if (*ndrawn < MIN_DRAWN) {
+    snprintf(note, sizeof note, "only %d extra shape%s could be drawn within the assumes",
+             *ndrawn, *ndrawn == 1 ? "" : "s");
+    say_all(v, "note", note);
+  }
   for (int k = 0; k < *ndrawn && n < MAX_SHAPES; k++, n++) {
     out[n].s = drawn + (size_t)k * e->nscalar;
     out[n].kind = SHAPE_DRAWN;
@@ -733,9 +782,11 @@ static int list_shapes(const worker_job *j, kb_value *drawn, kb_value *past, sha
   int nint = 0;
   for (int s = 0; s < e->nscalar; s++)
     nint += !e->scalars[s].is_float;
-  if (*npast < nint)
-    worker_say(j, "note", "%d of %d integer scalars have no shape past their largest binding "
-               "within the assumes", nint - *npast, nint);
+  if (*npast < nint) {
+    snprintf(note, sizeof note, "%d of %d integer scalars have no shape past their largest "
+             "binding within the assumes", nint - *npast, nint);
+    say_all(v, "note", note);
+  }
   for (int k = 0; k < n; k++)
     out[k].bytes = manifest_shape_bytes(e, out[k].s);
   qsort(out, (size_t)n, sizeof *out, by_bytes);
@@ -835,7 +886,7 @@ int verify_job(const worker_job *j) {
       return 0;
     }
   v.nstress = draw_stresses(j->e, v.stress, MAX_STRESS);
-  int n = list_shapes(j, drawn, past, shapes, &ndrawn, &npast);
+  int n = list_shapes(&v, drawn, past, shapes, &ndrawn, &npast);
   for (int i = 0; i < n; i++)
     if (verify_shape(&v, &shapes[i]) != 0)
       return 0;

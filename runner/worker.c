@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -108,17 +109,26 @@ void worker_result_path(const char *dir, const char *stem, const char *entry, co
   snprintf(out, size, "%s/logs/%s.%s.%s.out", dir, stem, entry, job);
 }
 
-/* A batch's VARIANT argument, "0,3,5": into j->batch; 0 when it is not one. */
+/* A batch's VARIANT argument, "0,3,5" (at least two distinct indexes, none negative): into
+ * j->batch. 1 when it is one, 0 when it is a single index, -1 when it is malformed. */
 static int parse_batch(const char *text, worker_job *j) {
   if (!strchr(text, ','))
     return 0;
-  for (const char *p = text; *p; p++) {
+  const char *p = text;
+  for (;;) {
     char *end;
-    long v = strtol(p, &end, 10);
-    if (end == p || v < 0 || j->nbatch == WORKER_MAX_BATCH || (*end && *end != ','))
+    if (*p < '0' || *p > '9' || j->nbatch == WORKER_MAX_BATCH)
       return -1;
+    long v = strtol(p, &end, 10);
+    if (v > INT_MAX || (*end && *end != ','))
+      return -1;
+    for (int i = 0; i < j->nbatch; i++)
+      if (j->batch[i] == (int)v)
+        return -1;
     j->batch[j->nbatch++] = (int)v;
-    p = *end ? end : end - 1;
+    if (!*end)
+      break;
+    p = end + 1;
   }
   return j->nbatch >= 2 ? 1 : -1;
 }
