@@ -18,6 +18,12 @@ import torch
 from .cexpr import Printer, as_expr, is_const
 from .errors import ExportError
 
+# A reduction this long or longer at every allowed size gets a block per output element.
+LONG_REDUCTION = 4096
+FEW_ROWS = 16384
+BLOCK = 256
+SUM = "{a} += {b};"
+
 aten = torch.ops.aten
 
 CTYPE = {torch.float32: "float", torch.float64: "double", torch.int64: "int64_t",
@@ -306,6 +312,13 @@ class Lowering:
         self.uses_cublas = False
         self.accumulates = False   # products and long sums: the tolerance of float reordering
         self.ops = []              # (op, kernel or call) in order, for the file's head
+        self.examples = {}         # symbolic size -> its value in the example inputs
+        for node in capture.graph.nodes:
+            val = node.meta.get("val") if node.op == "placeholder" else None
+            for sz in val.shape if isinstance(val, torch.Tensor) else ():
+                hint = getattr(sz.node, "hint", None) if isinstance(sz, torch.SymInt) else None
+                if hint is not None and sz.node.expr.is_Symbol:
+                    self.examples[sz.node.expr] = int(hint)
 
     # -- helpers ---------------------------------------------------------------------
     def fail(self, node, message):
@@ -332,6 +345,17 @@ class Lowering:
     def kernel(self, op):
         self.count += 1
         return Kernel(self, "k%d_%s" % (self.count, re.sub(r"[^A-Za-z0-9_]", "_", op)))
+
+    def launch_blocks(self, k, rows, comment):
+        """Adds k with one block of BLOCK threads per row (i = blockIdx.x) over rows."""
+        k.params.append(("int64_t n", self.pr(rows)))
+        k.lines.insert(0, "const int64_t i = blockIdx.x;")
+        k.lines.insert(1, "if (i >= n) return;")
+        self.kernels.append(k.source(comment))
+        ntext = self.pr(rows)
+        args = ", ".join(k.args()[:len(k.params) - 1] + [ntext] + k.args()[len(k.params):])
+        self.body.append("%s<<<(unsigned)(%s), %d, 0, stream>>>(%s);" % (k.name, ntext, BLOCK, args))
+        self.ops.append(comment)
 
     def launch(self, k, n, comment, threads_of="n"):
         """Adds k with the guard `if (i >= n) return;` over n threads."""
@@ -967,7 +991,13 @@ class Lowering:
         self.launch(k, out.numel(), "aten.%s along dimension %d" % (op, dim))
         return out
 
-    # -- reductions: one thread per output element, a loop over the reduced ones ----------
+    # -- reductions: one thread per output element, a loop over the reduced ones. Where the
+    # reduced count is long (at least LONG_REDUCTION however small the symbolic sizes) and
+    # either the reduced elements of a row are contiguous (a block reads them coalesced, one
+    # thread per row would not) or the rows are few at the example's sizes (fewer than
+    # FEW_ROWS: threads of their own would leave the GPU idle), one block per output element,
+    # as eager's reduction kernels do: each thread folds a strided part, then a fixed-order
+    # tree in shared memory (deterministic) -------------------------------------------------
     def _reduce_dims(self, x, dims):
         if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
             return list(range(x.ndim))
@@ -975,10 +1005,19 @@ class Lowering:
             dims = [dims]
         return sorted({d % max(x.ndim, 1) for d in dims})
 
+    def _long(self, count):
+        """Whether a reduced count is long at every size the entry allows (its symbols at 2, the
+        smallest the exported entry assumes)."""
+        count = sympy.sympify(count)
+        low = count.subs({sym: 2 for sym in count.free_symbols})
+        return is_const(low) and int(low) >= LONG_REDUCTION
+
     def reduction(self, node, op, x, dims, init, step, finish, acc_type, out_index=None, extra=None,
-                  out_dtype=None):
+                  out_dtype=None, combine=None):
         """out = finish(fold of step over the reduced elements). step/finish are format strings over
-        {acc}, {v} (the element), {r} (the flat reduced index) and {n} (the reduced count)."""
+        {acc}, {v} (the element), {r} (the flat reduced index) and {n} (the reduced count); combine,
+        over {a} and {b}, folds a partial result b into a (None: the fold has no such form, as for
+        an index of the extreme, and stays one thread per output)."""
         m = self.meta(node)
         m = m[out_index] if out_index is not None else m
         dtype = out_dtype or m.dtype
@@ -989,19 +1028,42 @@ class Lowering:
         coords, _, n = self._rows(k, x, dims)
         at = k.at(x, coords)
         acc_c = CTYPE[acc_type] if acc_type in CTYPE else acc_type
+        comment = "aten.%s over dimension%s %s" % (op, "s" if len(dims) > 1 else "", ", ".join(map(str, dims)))
+        flat = x.is_contiguous() and is_const(x.offset, 0) and dims == list(range(x.ndim - len(dims), x.ndim))
+        rows = sympy.sympify(out.numel()).subs(self.examples)
+        few = is_const(rows) and int(rows) < FEW_ROWS
+        blocks = combine is not None and not extra and self._long(count) and (flat or few)
+        if blocks and flat:
+            at = "%s[i * %s + r]" % (k.buffer(x), k.pr.atom(count))  # the rows are contiguous: no index arithmetic
         k.lines.append("%s acc = %s;" % (acc_c, init))
         if extra:
             k.lines.extend(extra)
-        k.lines.append("for (int64_t r = 0; r < %s; ++r) {" % n)
+        if blocks:
+            k.lines.append("for (int64_t r = threadIdx.x; r < %s; r += blockDim.x) {" % n)
+        else:
+            k.lines.append("for (int64_t r = 0; r < %s; ++r) {" % n)
         k.lines.append("  const %s v = %s;" % (acc_c, at))
         for line in step if isinstance(step, list) else [step]:
             k.lines.append("  " + line.format(acc="acc", v="v", r="r", n=n))
         k.lines.append("}")
-        k.lines.append("%s = %s;" % (k.write(out), finish.format(acc="acc", n=n)))
         if is_const(count) and int(count) >= 256 or not is_const(count):
             self.accumulates = True
-        self.launch(k, out.numel(), "aten.%s over dimension%s %s" % (
-            op, "s" if len(dims) > 1 else "", ", ".join(map(str, dims))))
+        if not blocks:
+            k.lines.append("%s = %s;" % (k.write(out), finish.format(acc="acc", n=n)))
+            self.launch(k, out.numel(), comment)
+            return out
+        k.lines += ["__shared__ %s part[%d];" % (acc_c, BLOCK),
+                    "part[threadIdx.x] = acc;",
+                    "__syncthreads();",
+                    "for (int s = %d; s > 0; s >>= 1) {" % (BLOCK // 2),
+                    "  if (threadIdx.x < s) { %s }" % combine.format(a="part[threadIdx.x]", b="part[threadIdx.x + s]"),
+                    "  __syncthreads();",
+                    "}",
+                    "if (threadIdx.x == 0) {",
+                    "  acc = part[0];",
+                    "  %s = %s;" % (k.write(out), finish.format(acc="acc", n=n)),
+                    "}"]
+        self.launch_blocks(k, out.numel(), comment + ", a block per output element")
         return out
 
     def _acc(self, x):
@@ -1012,20 +1074,22 @@ class Lowering:
         dims = self._reduce_dims(x, node.args[1] if len(node.args) > 1 else None)
         dtype, _ = self.out_meta(node)
         acc = torch.float64 if dtype in FLOATS else torch.int64
-        return self.reduction(node, op, x, dims, "0", "{acc} += {v};", "(%s){acc}" % CTYPE[dtype], acc)
+        return self.reduction(node, op, x, dims, "0", "{acc} += {v};", "(%s){acc}" % CTYPE[dtype], acc,
+                              combine=SUM)
 
     def op_mean(self, node, op, overload):
         x = self.tensor(node, node.args[0])
         dims = self._reduce_dims(x, node.args[1] if len(node.args) > 1 else None)
         dtype, _ = self.out_meta(node)
         return self.reduction(node, op, x, dims, "0", "{acc} += {v};", "(%s)({acc} / (double)({n}))" % CTYPE[dtype],
-                              torch.float64)
+                              torch.float64, combine=SUM)
 
     def op_prod(self, node, op, overload):
         x = self.tensor(node, node.args[0])
         dims = self._reduce_dims(x, node.args[1] if len(node.args) > 1 and overload != "default" else None)
         dtype, _ = self.out_meta(node)
-        return self.reduction(node, op, x, dims, "1", "{acc} *= {v};", "(%s){acc}" % CTYPE[dtype], self._acc(x))
+        return self.reduction(node, op, x, dims, "1", "{acc} *= {v};", "(%s){acc}" % CTYPE[dtype], self._acc(x),
+                              combine="{a} *= {b};")
 
     def _extreme(self, node, op, largest, index=None, out_index=None):
         x = self.tensor(node, node.args[0])
@@ -1045,7 +1109,8 @@ class Lowering:
         if index:
             return self.reduction(node, op, x, dims, init, step, "at", t, out_index=out_index,
                                   extra=["int64_t at = 0;"], out_dtype=torch.int64)
-        return self.reduction(node, op, x, dims, init, step, "{acc}", t, out_index=out_index)
+        merge = step.format(acc="{a}", v="{b}")
+        return self.reduction(node, op, x, dims, init, step, "{acc}", t, out_index=out_index, combine=merge)
 
     def op_amax(self, node, op, overload):
         return self._extreme(node, op, True)
@@ -1079,12 +1144,14 @@ class Lowering:
     def op_any(self, node, op, overload):
         x = self.tensor(node, node.args[0])
         dims = self._reduce_dims(x, node.args[1] if len(node.args) > 1 else None)
-        return self.reduction(node, op, x, dims, "false", "{acc} = {acc} || ({v} != 0);", "{acc}", torch.bool)
+        return self.reduction(node, op, x, dims, "false", "{acc} = {acc} || ({v} != 0);", "{acc}", torch.bool,
+                              combine="{a} = {a} || {b};")
 
     def op_all(self, node, op, overload):
         x = self.tensor(node, node.args[0])
         dims = self._reduce_dims(x, node.args[1] if len(node.args) > 1 else None)
-        return self.reduction(node, op, x, dims, "true", "{acc} = {acc} && ({v} != 0);", "{acc}", torch.bool)
+        return self.reduction(node, op, x, dims, "true", "{acc} = {acc} && ({v} != 0);", "{acc}", torch.bool,
+                              combine="{a} = {a} && {b};")
 
     def op_var(self, node, op, overload):
         x = self.tensor(node, node.args[0])
@@ -1647,15 +1714,15 @@ class Lowering:
         t = CTYPE[dtype]
         if ord_ == 2:
             return self.reduction(node, "vector_norm", x, dims, "0", "{acc} += (double){v} * {v};",
-                                  "(%s)sqrt({acc})" % t, torch.float64)
+                                  "(%s)sqrt({acc})" % t, torch.float64, combine=SUM)
         if ord_ == 1:
             return self.reduction(node, "vector_norm", x, dims, "0", "{acc} += fabs((double){v});", "(%s){acc}" % t,
-                                  torch.float64)
+                                  torch.float64, combine=SUM)
         if ord_ == float("inf"):
             return self.reduction(node, "vector_norm", x, dims, "0", "{acc} = fmax({acc}, fabs((double){v}));",
-                                  "(%s){acc}" % t, torch.float64)
+                                  "(%s){acc}" % t, torch.float64, combine="{a} = fmax({a}, {b});")
         return self.reduction(node, "vector_norm", x, dims, "0", "{acc} += pow(fabs((double){v}), %r);" % float(ord_),
-                              "(%s)pow({acc}, %r)" % (t, 1.0 / float(ord_)), torch.float64)
+                              "(%s)pow({acc}, %r)" % (t, 1.0 / float(ord_)), torch.float64, combine=SUM)
 
     # -- recurrent layers (rnn.py): per layer and direction, the inputs' GEMM over all steps,
     # then a host loop over the steps: a GEMM of the hidden state and a cell kernel -------------
