@@ -642,12 +642,14 @@ static void verify_alone(run *r, int v, int entry) {
 }
 
 /* Verify (and time) the n variants in vs on entry in one job that shares the reference's
- * runs. Their verdicts are taken only when every one of them was verified; otherwise (a
- * failure, a crash, a time-out) each is verified again alone, so that a failure is always
- * found, and reported, by a job of its own. */
-static void verify_batch(run *r, const int *vs, int n, int entry) {
+ * runs. Their verdicts are taken only when every one of them was verified. Otherwise the
+ * failure is always found, and reported, by a job of its own: where one variant (not the
+ * reference) failed a check, it is verified alone and the others together again, up to
+ * `again` more times; else (the reference failed, a crash, a time-out: no variant to
+ * blame) each is verified alone. */
+static void verify_batch(run *r, const int *vs, int n, int entry, int again) {
   const kb_bundle *b = r->b;
-  int nb = b->entries[entry].nbinding, all = 1;
+  int nb = b->entries[entry].nbinding, all = 1, blame = -1;
   outcome *o = calloc((size_t)n, sizeof *o);
   if (!o) {
     msg_error("out of memory");
@@ -666,17 +668,32 @@ static void verify_batch(run *r, const int *vs, int n, int entry) {
     for (int i = 0; i < n && stop < 0 && !all; i++)
       if (!o[i].done)
         stop = i; /* a crash or a time-out: explain_end's reason */
+    if (!all && vs[stop] > 0 && o[stop].failed && again > 0 && n > 2 && !past_deadline(r))
+      blame = stop;
     if (!all)
-      msg_verbose("the batch on %s stopped at %s: %s; verifying each alone",
-                  b->entries[entry].name, b->variants[vs[stop]].name, o[stop].reason);
+      msg_verbose("the batch on %s stopped at %s: %s; verifying %s", b->entries[entry].name,
+                  b->variants[vs[stop]].name, o[stop].reason,
+                  blame >= 0 ? "it alone and the others together again" : "each alone");
     for (int i = 0; i < n && all; i++)
       take_outcome(r, vs[i], entry, &o[i]);
   }
   for (int i = 0; i < n; i++)
     outcome_free(&o[i], nb);
   free(o);
-  for (int i = 0; i < n && !all && !r->broken; i++)
-    verify_alone(r, vs[i], entry);
+  if (all || r->broken)
+    return;
+  if (blame < 0) {
+    for (int i = 0; i < n && !r->broken; i++)
+      verify_alone(r, vs[i], entry);
+    return;
+  }
+  int rest[WORKER_MAX_BATCH], k = 0;
+  for (int i = 0; i < n; i++)
+    if (i != blame)
+      rest[k++] = vs[i];
+  verify_alone(r, vs[blame], entry);
+  if (!r->broken)
+    verify_batch(r, rest, k, entry, again - 1);
 }
 
 /* Verify (and time) the reference and every selected variant on one entry, --batch at a
@@ -700,7 +717,7 @@ static void verify_entry(run *r, int entry) {
       take = 1;
       verify_alone(r, todo[i], entry);
     } else if (may_start(r, todo[i], entry)) {
-      verify_batch(r, todo + i, take, entry);
+      verify_batch(r, todo + i, take, entry, 2);
     } else {
       for (int k = 1; k < take; k++) /* the deadline or the reference: the same for all */
         may_start(r, todo[i + k], entry);

@@ -55,8 +55,8 @@
  * file. Only the reference's runs are shared; what a variant's calls see (its inputs, its
  * poison, the streams held busy, the trials before it) is what they would see in its own
  * job. The job stops at the first failure of any variant, or when a variant changes the
- * device's limits (device_state), and the runner then verifies each alone, so a failure is
- * always reported by a job of its own. The reference's own file in a batch reads as a
+ * device's limits (device_state); the runner then verifies that variant alone (runner.c,
+ * verify_batch), so a failure is always reported by a job of its own. The reference's own file in a batch reads as a
  * variant job's would (its places name the other stream held busy; the twin runs of shift
  * stresses are made): a batch's files count only where all of them say `done`.
  */

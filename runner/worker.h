@@ -17,8 +17,8 @@
  * A verification job may take a batch of variants of one entry (VARIANT "0,3,5"): the
  * reference then runs once per trial for all of them, and each variant writes to its own
  * result file (worker_result_path), as its job alone would. The job stops at the first
- * failure of any of them; the runner then verifies each variant of the batch alone, so
- * that a batch's verdict is only ever "all verified" (runner.c, verify_entry).
+ * failure of any of them; the runner then verifies the variant that failed alone (runner.c,
+ * verify_batch), so that a batch's verdict is only ever "all verified".
  */
 #ifndef KFUSE_RUNNER_WORKER_H
 #define KFUSE_RUNNER_WORKER_H
