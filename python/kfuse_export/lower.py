@@ -32,6 +32,10 @@ CTYPE = {torch.float32: "float", torch.float64: "double", torch.int64: "int64_t"
 ANNOT = {torch.float32: "float", torch.float64: "double", torch.int64: "int64", torch.int32: "int32",
          torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool"}
 FLOATS = (torch.float32, torch.float64)
+# The smallest and the largest value of each integer type (climits), the start of a max and a min.
+INT_LIMITS = {torch.int64: ("LLONG_MIN", "LLONG_MAX"), torch.int32: ("INT_MIN", "INT_MAX"),
+              torch.int16: ("SHRT_MIN", "SHRT_MAX"), torch.int8: ("SCHAR_MIN", "SCHAR_MAX"),
+              torch.uint8: ("0", "UCHAR_MAX"), torch.bool: ("false", "true")}
 
 
 def ctype(dtype, what="a tensor"):
@@ -1102,7 +1106,7 @@ class Lowering:
             if index:
                 step = ["if ({r} == 0 || !isnan({acc}) && ({v} %s {acc} || isnan({v}))) {{ {acc} = {v}; at = {r}; }}" % cmp]
         else:
-            init = "%s" % ("LLONG_MIN" if largest else "LLONG_MAX")
+            init = INT_LIMITS[t][0 if largest else 1]  # the element type's own: the accumulator has that type
             step = "if ({v} %s {acc}) {acc} = {v};" % cmp
             if index:
                 step = ["if ({v} %s {acc} || {r} == 0) {{ {acc} = {v}; at = {r}; }}" % cmp]
