@@ -211,42 +211,54 @@ static void explain_end(outcome *o, const char *log) {
 }
 
 /*
- * Run one worker job on (variant, entry), under compute-sanitizer's `tool` when not NULL,
- * and read what it wrote into *out (to be freed with outcome_free). Returns 0, or -1 when
- * no process could be started.
+ * Run one worker job on the n variants in vs of one entry (n > 1: a verification batch,
+ * worker.h; the reference, 0, first when it is one), under compute-sanitizer's `tool` when
+ * not NULL, and read what each variant's result file holds into out[i] (each to be freed
+ * with outcome_free). A job gets n times a single job's limit (four times under a tool), and
+ * a batch is stopped sooner when it writes nothing for a single job's limit (a variant that
+ * hangs). Returns 0, or -1 when no process could be started.
  */
-static int run_worker(run *r, const char *job, int variant, int entry, const char *tool,
-                      int reps, outcome *out) {
-  char stem[256], base[4096], res[4200], log[4200], tlog[4200];
-  char sv[16], se[16], ss[16], sr[16], sf[16];
+static int run_job(run *r, const char *job, const int *vs, int n, int entry, const char *tool,
+                   int reps, outcome *out) {
+  char stem[256], base[4096], res[WORKER_MAX_BATCH][4200], log[4200], tlog[4200];
+  char list[16 * WORKER_MAX_BATCH], se[16], ss[16], sr[16], sf[16];
+  const char *watch[WORKER_MAX_BATCH], *ename = r->b->entries[entry].name;
   char *argv[32];
   int argc = 0, nb = r->b->entries[entry].nbinding;
-  double limit = r->o->timeout_s * (tool ? 4 : 1);
+  size_t used = 0;
+  proc_result pr;
 
-  memset(out, 0, sizeof *out);
-  out->a = calloc((size_t)nb, sizeof *out->a);
-  out->b = calloc((size_t)nb, sizeof *out->b);
-  out->n = calloc((size_t)nb, sizeof *out->n);
-  manifest_stem(&r->b->variants[variant], stem, sizeof stem);
-  snprintf(base, sizeof base, "%s/logs/%s.%s.%s", r->o->dir, stem, r->b->entries[entry].name,
-           tool ? tool : job);
-  worker_result_path(r->o->dir, stem, r->b->entries[entry].name, tool ? tool : job, res,
-                     sizeof res);
-  snprintf(log, sizeof log, "%s.log", base);
+  for (int i = 0; i < n; i++) {
+    memset(&out[i], 0, sizeof out[i]);
+    out[i].a = calloc((size_t)nb, sizeof *out[i].a);
+    out[i].b = calloc((size_t)nb, sizeof *out[i].b);
+    out[i].n = calloc((size_t)nb, sizeof *out[i].n);
+    manifest_stem(&r->b->variants[vs[i]], stem, sizeof stem);
+    worker_result_path(r->o->dir, stem, ename, tool ? tool : job, res[i], sizeof res[i]);
+    remove(res[i]);
+    watch[i] = res[i];
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", i ? "," : "", vs[i]);
+  }
+  manifest_stem(&r->b->variants[vs[0]], stem, sizeof stem);
+  snprintf(base, sizeof base, "%s/logs/%s.%s.%s", r->o->dir, stem, ename, tool ? tool : job);
+  if (n > 1)
+    snprintf(log, sizeof log, "%s/logs/%s.%s.batch%d.log", r->o->dir, stem, ename, n);
+  else
+    snprintf(log, sizeof log, "%s.log", base);
   snprintf(tlog, sizeof tlog, "%s.report", base);
-  snprintf(sv, sizeof sv, "%d", variant);
   snprintf(se, sizeof se, "%d", entry);
   snprintf(ss, sizeof ss, "%d", r->o->seeds);
   snprintf(sr, sizeof sr, "%d", reps);
   snprintf(sf, sizeof sf, "%d", r->o->deterministic ? WORKER_DETERMINISTIC : 0);
-  remove(res);
   if (tool) {
     char *pre[] = {r->tools.sanitizer, "--tool", (char *)tool, "--error-exitcode", "86",
                    "--print-limit", "20", "--log-file", tlog};
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
       argv[argc++] = pre[i];
   }
-  char *tail[] = {r->self, "--child", (char *)job, (char *)r->o->dir, res, sv, se, ss, sr, sf};
+  /* a batch has no result file of its own: the worker writes each variant's */
+  char *tail[] = {r->self, "--child", (char *)job, (char *)r->o->dir, n > 1 ? "-" : res[0], list,
+                  se, ss, sr, sf};
   for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
     argv[argc++] = tail[i];
   argv[argc] = NULL;
@@ -255,72 +267,29 @@ static int run_worker(run *r, const char *job, int variant, int entry, const cha
    * the whole device, and so for the streams a variant's calls hold busy (harness.h). */
   setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   pid_t pid = proc_start(argv, log, NULL);
-  if (pid < 0 || proc_wait(pid, limit, &out->proc) != 0) {
+  if (pid < 0 || proc_wait_progress(pid, r->o->timeout_s * (tool ? 4 : 1) * n,
+                                    n > 1 ? r->o->timeout_s : 0, watch, n, &pr) != 0) {
     msg_error("cannot start a worker: %s", strerror(errno));
     r->broken = 1;
     return -1;
   }
-  read_outcome(res, nb, out);
-  explain_end(out, log);
-  return 0;
-}
-
-/*
- * Run one verification job on a batch of n variants of one entry (the reference, 0, first
- * when it is one), each with its own result file, and read each into out[i] as run_worker
- * does. The batch gets n times a single job's limit, and is stopped sooner when it writes
- * nothing for a single job's limit (a variant that hangs). Returns 0, or -1 when no process
- * could be started.
- */
-static int run_batch_worker(run *r, const int *variants, int n, int entry, int reps,
-                            outcome *out) {
-  char stem[256], list[16 * WORKER_MAX_BATCH], res[WORKER_MAX_BATCH][4200], log[4200];
-  const char *watch[WORKER_MAX_BATCH];
-  char se[16], ss[16], sr[16], sf[16];
-  const char *ename = r->b->entries[entry].name;
-  int nb = r->b->entries[entry].nbinding;
-  size_t used = 0;
-
-  for (int i = 0; i < n; i++) {
-    memset(&out[i], 0, sizeof out[i]);
-    out[i].a = calloc((size_t)nb, sizeof *out[i].a);
-    out[i].b = calloc((size_t)nb, sizeof *out[i].b);
-    out[i].n = calloc((size_t)nb, sizeof *out[i].n);
-    manifest_stem(&r->b->variants[variants[i]], stem, sizeof stem);
-    worker_result_path(r->o->dir, stem, ename, WORKER_VERIFY, res[i], sizeof res[i]);
-    remove(res[i]);
-    watch[i] = res[i];
-    used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", i ? "," : "", variants[i]);
-  }
-  manifest_stem(&r->b->variants[variants[0]], stem, sizeof stem);
-  snprintf(log, sizeof log, "%s/logs/%s.%s.batch%d.log", r->o->dir, stem, ename, n);
-  snprintf(se, sizeof se, "%d", entry);
-  snprintf(ss, sizeof ss, "%d", r->o->seeds);
-  snprintf(sr, sizeof sr, "%d", reps);
-  snprintf(sf, sizeof sf, "%d", r->o->deterministic ? WORKER_DETERMINISTIC : 0);
-  char *argv[] = {r->self, "--child", WORKER_VERIFY, (char *)r->o->dir, "-", list, se, ss, sr,
-                  sf, NULL};
-  proc_result pr;
-  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-  pid_t pid = proc_start(argv, log, NULL);
-  if (pid < 0 ||
-      proc_wait_progress(pid, r->o->timeout_s * n, r->o->timeout_s, watch, n, &pr) != 0) {
-    msg_error("cannot start a worker: %s", strerror(errno));
-    r->broken = 1;
-    return -1;
-  }
+  int any = 0;
   for (int i = 0; i < n; i++) {
     out[i].proc = pr;
     read_outcome(res[i], nb, &out[i]);
-  }
-  /* the variant that stopped the batch has its own verdict; the others' "no verdict" is
-   * that, not a crash of theirs */
-  int any = 0;
-  for (int i = 0; i < n; i++)
     any |= out[i].failed || out[i].ref_failed;
+  }
+  /* in a batch, the variant that stopped it has its own verdict; the others' "no verdict"
+   * is that, not a crash of theirs */
   for (int i = 0; i < n && !any; i++)
     explain_end(&out[i], log);
   return 0;
+}
+
+/* run_job on variant v alone. */
+static int run_worker(run *r, const char *job, int v, int entry, const char *tool, int reps,
+                      outcome *out) {
+  return run_job(r, job, &v, 1, entry, tool, reps, out);
 }
 
 /* ---- phases ---- */
@@ -579,12 +548,13 @@ static void score(const kb_entry *e, const verdict *ref, verdict *d) {
     d->score = exp(sum / n);
 }
 
-/* Whether variant v of entry may start its verification now; if not, why is recorded:
- * the deadline passed (no rows), or the reference failed. */
+/* Whether --deadline has passed. */
 static int past_deadline(const run *r) {
   return r->o->deadline_s > 0 && seconds_since_start(r) > r->o->deadline_s;
 }
 
+/* Whether variant v of entry may start its verification now; if not, why is recorded:
+ * the deadline passed (no rows), or the reference failed. */
 static int may_start(run *r, int v, int entry) {
   verdict *d = verdict_of(r, v, entry);
   if (v > 0 && past_deadline(r)) {
@@ -658,7 +628,7 @@ static void verify_batch(run *r, const int *vs, int n, int entry, int again) {
   }
   msg_verbose("verifying %d variants on %s together, from %s", n, b->entries[entry].name,
               b->variants[vs[0]].name);
-  if (run_batch_worker(r, vs, n, entry, r->o->time ? r->o->reps : 0, o) == 0) {
+  if (run_job(r, WORKER_VERIFY, vs, n, entry, NULL, r->o->time ? r->o->reps : 0, o) == 0) {
     int stop = -1;
     for (int i = 0; i < n; i++) {
       all &= o[i].done && !o[i].failed && !o[i].ref_failed;

@@ -180,23 +180,19 @@ static int fail(verifier *v, const char *where, const char *fmt, const char *det
 }
 
 /* A failure of the reference: its own, in its result file; "the reference failed" in each
- * variant's. */
-static int ref_fail(verifier *v, const char *where, const char *detail) {
-  char line[4096];
-  snprintf(line, sizeof line, "%s [%s]", detail, where);
-  if (v->refj)
-    worker_say(v->refj, "fail", "%s", line);
-  for (int i = 0; i < v->nsub; i++)
-    worker_say(&v->sub[i].j, "reffail", "%s", line);
-  return -1;
-}
-
-/* The reference failed to load: its text alone, in the same files as ref_fail's. */
+ * variant's. ref_fail_text writes `text` as it is (a load error, with no place). */
 static void ref_fail_text(verifier *v, const char *text) {
   if (v->refj)
     worker_say(v->refj, "fail", "%s", text);
   for (int i = 0; i < v->nsub; i++)
     worker_say(&v->sub[i].j, "reffail", "%s", text);
+}
+
+static int ref_fail(verifier *v, const char *where, const char *detail) {
+  char line[4096];
+  snprintf(line, sizeof line, "%s [%s]", detail, where);
+  ref_fail_text(v, line);
+  return -1;
 }
 
 /* The runner's own GPU work failed. */

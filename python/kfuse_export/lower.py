@@ -350,27 +350,18 @@ class Lowering:
         self.count += 1
         return Kernel(self, "k%d_%s" % (self.count, re.sub(r"[^A-Za-z0-9_]", "_", op)))
 
-    def launch_blocks(self, k, rows, comment):
-        """Adds k with one block of BLOCK threads per row (i = blockIdx.x) over rows."""
-        k.params.append(("int64_t n", self.pr(rows)))
-        k.lines.insert(0, "const int64_t i = blockIdx.x;")
-        k.lines.insert(1, "if (i >= n) return;")
-        self.kernels.append(k.source(comment))
-        ntext = self.pr(rows)
-        args = ", ".join(k.args()[:len(k.params) - 1] + [ntext] + k.args()[len(k.params):])
-        self.body.append("%s<<<(unsigned)(%s), %d, 0, stream>>>(%s);" % (k.name, ntext, BLOCK, args))
-        self.ops.append(comment)
-
-    def launch(self, k, n, comment, threads_of="n"):
-        """Adds k with the guard `if (i >= n) return;` over n threads."""
+    def launch(self, k, n, comment, threads_of="n", per_block=False):
+        """Adds k with the guard `if (i >= n) return;` over n threads, or with per_block over
+        n blocks of BLOCK threads, one an index (i = blockIdx.x)."""
         k.params.append(("int64_t %s" % threads_of, self.pr(n)))
-        k.lines.insert(0, "const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;")
+        k.lines.insert(0, "const int64_t i = %s;" % ("blockIdx.x" if per_block else
+                                                      "(int64_t)blockIdx.x * blockDim.x + threadIdx.x"))
         k.lines.insert(1, "if (i >= %s) return;" % threads_of)
         self.kernels.append(k.source(comment))
         ntext = self.pr(n)
         args = ", ".join(k.args()[:len(k.params) - 1] + [ntext] + k.args()[len(k.params):])
-        self.body.append("%s<<<(unsigned)((%s + 255) / 256), 256, 0, stream>>>(%s);"
-                         % (k.name, ntext, args))
+        grid = "(unsigned)(%s), %d" % (ntext, BLOCK) if per_block else "(unsigned)((%s + 255) / 256), 256" % ntext
+        self.body.append("%s<<<%s, 0, stream>>>(%s);" % (k.name, grid, args))
         self.ops.append(comment)
 
     def tensor(self, node, arg):
@@ -1067,7 +1058,7 @@ class Lowering:
                     "  acc = part[0];",
                     "  %s = %s;" % (k.write(out), finish.format(acc="acc", n=n)),
                     "}"]
-        self.launch_blocks(k, out.numel(), comment + ", a block per output element")
+        self.launch(k, out.numel(), comment + ", a block per output element", per_block=True)
         return out
 
     def _acc(self, x):
