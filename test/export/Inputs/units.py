@@ -8,7 +8,7 @@ import torch
 
 from kfuse_export.cexpr import Printer
 from kfuse_export.lower import Val, unflatten
-from kfuse_export.verify import compare
+from kfuse_export.verify import _exact, compare
 
 failed = 0
 
@@ -36,6 +36,28 @@ ninf = ref.clone()
 ninf[3] = -float("inf")
 check("inf of the other sign", (compare("y", ninf, ref, 1e-4, 1e-5) or "").startswith("'y' element 3"), True)
 check("shape", compare("y", ref[:2], ref, 1e-4, 1e-5), "'y' has shape (2,), the module's (4,)")
+# an output that is rounding noise (zero in exact arithmetic): the module's 1e-8s against the
+# export's others fail the L2 bound alone, and pass with the module's float64 value beside them
+noise_ref = torch.tensor([3e-8, -2e-8, 1e-8, -4e-8])
+noise_out = torch.tensor([-1e-8, 2e-8, 3e-8, 1e-8])
+exact = torch.zeros(4, dtype=torch.float64)
+check("noise alone fails", (compare("y", noise_out, noise_ref, 1e-3, 1e-4) or "").startswith("'y' ||out-ref||2"), True)
+check("within the module's own noise", compare("y", noise_out, noise_ref, 1e-3, 1e-4, exact), None)
+check("beyond the module's own noise",
+      (compare("y", noise_out * 100, noise_ref, 1e-3, 1e-4, exact) or "").endswith("own noise 5.48e-08"), True)
+# the float64 twin runs from the state as it was before the module's forward: a training-mode
+# batch norm's running mean, updated by that forward, is put back
+bn = torch.nn.BatchNorm1d(3)
+x = torch.randn(5, 3)
+state = {k: v.detach().clone() for k, v in list(bn.named_parameters()) + list(bn.named_buffers())}
+bn(x)
+bn.eval()
+out, why = _exact(bn, state, [x])
+check("float64 twin", (out[0].dtype, why), (torch.float64, None))
+# in eval mode the output uses the running statistics: the state's (mean 0, variance 1), not
+# those the forward above left
+check("float64 twin from the state before", torch.allclose(out[0], x.double() / (1 + bn.eps) ** 0.5), True)
+check("the module keeps its own", torch.allclose(bn(x).double(), out[0]), False)
 
 B = sympy.Symbol("s0")
 pr = Printer({"s0": "batch_size"})
