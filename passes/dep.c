@@ -161,6 +161,8 @@ typedef struct ctx {
   int nouter;
   int depth;
   char print_as;                /* print either side's dims as this side's ('a'), or 0 */
+  const char *order;            /* pair(): the iterations of L compared, "<" for a later
+                                 * than b, "<=" for a no earlier; NULL for any two */
 } ctx;
 
 static int is_loop_of(const kstmt *const *loops, int n, int var) {
@@ -560,7 +562,10 @@ static const char *pair(asker *k, const access *a, const access *b) {
   domain(c, b, 'b', &s);
   for (int i = 0; i < c->nouter; i++)
     loop_constraints(c, a, 'a', c->outer[i], 1, &s);
-  sb_printf(&s, " and (a%d < b%d or a%d > b%d)", L->loop_var, L->loop_var, L->loop_var, L->loop_var);
+  if (c->order)
+    sb_printf(&s, " and b%d %s a%d", L->loop_var, c->order, L->loop_var);
+  else
+    sb_printf(&s, " and (a%d < b%d or a%d > b%d)", L->loop_var, L->loop_var, L->loop_var, L->loop_var);
   for (int i = 0; i < g.n; i++) {
     strbuf ea = {0}, eb = {0};
     int ok = isl_affine(c, &g.e[0][i], &ea) && isl_affine(c, &g.e[1][i], &eb);
@@ -595,35 +600,59 @@ static const char *pair(asker *k, const access *a, const access *b) {
   return describe(c, a, b, what);
 }
 
-const char *dep_carried(const dep_query *q) {
-  static walk w; /* large: kept off the stack */
-  memset(&w, 0, sizeof w);
-  w.q = q;
-  w.stack[w.depth++] = q->loop;
-  if (q->around)
-    w.stack[w.depth++] = q->around;
-  walk_stmt(&w, q->loop->then);
-  if (w.why)
-    return arena_printf(q->m->arena, "%s (line %u)", w.why, model_line(q->m, w.why_pos));
+/* The pairs of w's accesses from `from` on, or with the first `split` on the left and the
+ * rest on the right (split > 0), that may touch one element, as ctx's order says: NULL
+ * when none, else why. */
+static const char *pairs(const dep_query *q, walk *w, int split, const char *order) {
+  if (w->why)
+    return arena_printf(q->m->arena, "%s (line %u)", w->why, model_line(q->m, w->why_pos));
   int any_store = 0;
-  for (int i = 0; i < w.n; i++)
-    any_store |= w.acc[i].is_store;
+  for (int i = 0; i < w->n; i++)
+    any_store |= w->acc[i].is_store;
   if (!any_store)
     return NULL;
   static ctx c;
   memset(&c, 0, sizeof c);
   c.q = q;
+  c.order = order;
   outer_loops(q->k->body, q->around ? q->around : q->loop, c.outer, &c.nouter);
   asker k = {isl_ctx_alloc(), &c};
   isl_options_set_on_error(k.isl, ISL_ON_ERROR_CONTINUE);
   const char *why = NULL;
-  for (int i = 0; i < w.n && !why; i++)
-    for (int j = i; j < w.n && !why; j++) {
-      const access *a = &w.acc[i], *b = &w.acc[j];
+  for (int i = 0; i < (split ? split : w->n) && !why; i++)
+    for (int j = split ? split : i; j < w->n && !why; j++) {
+      const access *a = &w->acc[i], *b = &w->acc[j];
       if (a->param != b->param || (!a->is_store && !b->is_store))
         continue;
       why = pair(&k, a, b);
     }
   isl_ctx_free(k.isl);
   return why;
+}
+
+static walk w_; /* large: kept off the stack */
+
+const char *dep_carried(const dep_query *q) {
+  memset(&w_, 0, sizeof w_);
+  w_.q = q;
+  w_.stack[w_.depth++] = q->loop;
+  if (q->around)
+    w_.stack[w_.depth++] = q->around;
+  walk_stmt(&w_, q->loop->then);
+  return pairs(q, &w_, 0, NULL);
+}
+
+const char *dep_reversed(const dep_query *q, const kstmt *const *x, int nx, const kstmt *const *y, int ny,
+                         int same_too) {
+  memset(&w_, 0, sizeof w_);
+  w_.q = q;
+  w_.stack[w_.depth++] = q->loop;
+  for (int i = 0; i < nx; i++)
+    walk_stmt(&w_, x[i]);
+  int split = w_.n;
+  for (int i = 0; i < ny; i++)
+    walk_stmt(&w_, y[i]);
+  if (!split || split == w_.n)
+    return w_.why ? pairs(q, &w_, 0, NULL) : NULL;
+  return pairs(q, &w_, split, same_too ? "<=" : "<");
 }

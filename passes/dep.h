@@ -38,4 +38,12 @@ typedef struct dep_query {
  * 'i' apart". */
 const char *dep_carried(const dep_query *q);
 
+/* Whether running every iteration of L's statements x before any of its statements y (L
+ * distributed into two loops) would reverse an access pair's order: NULL when no access of
+ * x may touch an element that an access of y touches in an earlier iteration of L (or in
+ * the same one, with same_too: where x's and y's statements interleave in L's body), one of
+ * the two a store; else why. q's `around` and `skip` are not used. */
+const char *dep_reversed(const dep_query *q, const kstmt *const *x, int nx, const kstmt *const *y, int ny,
+                         int same_too);
+
 #endif

@@ -28,6 +28,11 @@
  *   interchanged  a loop that carries a dependence around one that does not (its one
  *              statement, bounds free of the outer variable): a 1-D grid over the inner
  *              loop, each thread running the outer one (dep.h's `around`);
+ *   distributed  a loop that carries a dependence, its body's statements in groups that
+ *              share no variable it changes (a declaration recomputable in each part is
+ *              copied; a loop in the body is split the same way first): one loop per group,
+ *              in the order of the groups' first statements, each planned alone, where that
+ *              order reverses no two accesses (dep.h's dep_reversed) and a part is parallel;
  *   host loop  a loop that carries a dependence (a stencil's time loop, a factorization's
  *              pivot loop) whose bounds the host can evaluate and whose body holds an item
  *              of the kinds above: the loop runs on the host, one launch per item and step,
@@ -60,7 +65,7 @@
 
 /* MAX_HOST: host loops do not nest (the launches would multiply: one per iteration of
  * both); a loop inside one stays in its kernel. */
-enum { MAX_ITEMS = 64, MAX_STMTS = 256, MAX_RED = 4, MAX_HOST = 1, RED_PARTS = 1024 };
+enum { MAX_ITEMS = 64, MAX_STMTS = 256, MAX_RED = 4, MAX_HOST = 1, RED_PARTS = 1024, MAX_PIECES = 32 };
 
 typedef enum item_kind { IT_SERIAL, IT_PAR, IT_RED, IT_SCAN, IT_LOOP } item_kind;
 
@@ -82,6 +87,7 @@ typedef struct item {
   const char *scan_op;          /* "+", or the max/min function */
   struct item *body;            /* IT_LOOP: the items of its body */
   int nbody;
+  const kstmt *part_of;         /* the loop this item's loop is a part of (distributed), or NULL */
 } item;
 
 /* The host loops around what is being planned or printed, outermost first. */
@@ -530,6 +536,222 @@ static void serial(plan *p, const kstmt *s, item **items, int *nitems) {
     p->fail = "has too many statements at its top level";
 }
 
+/* ---- loop distribution ---- */
+
+/* The statements in s that assign var (its declaration included). */
+static int count_assigns(const kstmt *s, int var) {
+  if (!s)
+    return 0;
+  int n = (s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == var;
+  for (int i = 0; i < s->nbody; i++)
+    n += count_assigns(s->body[i], var);
+  return n + count_assigns(s->then, var) + count_assigns(s->orelse, var) + count_assigns(s->init, var) +
+         count_assigns(s->step, var);
+}
+
+/* Whether e can be evaluated again in each part of loop L: arithmetic on literals, the
+ * kernel's scalars, L's variable, values L does not assign and the locals in `copied`; no
+ * load or call. */
+static int recomputable(const kkernel *k, const kstmt *L, const unsigned char *copied, const kexpr *e) {
+  if (!e)
+    return 1;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_FLT:
+  case KE_CONST: return 1;
+  case KE_PARAM: return !k->params[e->param].is_pointer;
+  case KE_VAR:
+    return (k->vars[e->var].kind == KV_LOCAL || k->vars[e->var].kind == KV_LOOP) &&
+           (e->var == L->loop_var || copied[e->var] || !kst_assigns(L->then, e->var));
+  case KE_UNARY:
+  case KE_BINARY:
+  case KE_CAST:
+  case KE_SELECT:
+    return recomputable(k, L, copied, e->a) && recomputable(k, L, copied, e->b) && recomputable(k, L, copied, e->c);
+  default: return 0;
+  }
+}
+
+/* Whether s is a declaration statement (`float a = 0, b = 0;` is a block of them) that
+ * declares var (any variable: var < 0). */
+static int is_decl_of(const kstmt *s, int var) {
+  if (s->kind == KST_DECL)
+    return var < 0 || s->var == var;
+  if (s->kind != KST_BLOCK || !s->text)
+    return 0;
+  for (int i = 0; i < s->nbody; i++)
+    if (s->body[i]->kind == KST_DECL && (var < 0 || s->body[i]->var == var))
+      return 1;
+  return 0;
+}
+
+/* Whether s holds a `continue` of the loop it is in (inner loops' own aside): a part
+ * without it would not skip what it skips. */
+static int continues(const kstmt *s) {
+  if (!s || s->kind == KST_FOR || s->kind == KST_WHILE)
+    return 0;
+  if (s->kind == KST_CONTINUE)
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (continues(s->body[i]))
+      return 1;
+  return continues(s->then) || continues(s->orelse);
+}
+
+static int find_root(int *up, int i) {
+  while (up[i] != i)
+    i = up[i] = up[up[i]];
+  return i;
+}
+
+/* A copy of loop L whose body is the n statements s. */
+static const kstmt *loop_of(plan *p, const kstmt *L, const kstmt *const *s, int n) {
+  arena *a = p->m->arena;
+  kstmt *b = arena_alloc(a, sizeof *b);
+  memset(b, 0, sizeof *b);
+  b->kind = KST_BLOCK;
+  b->var = b->param = b->array_var = b->access = b->loop_var = b->op = -1;
+  b->pos = L->then ? L->then->pos : L->pos;
+  b->body = arena_alloc(a, sizeof(kstmt *) * (size_t)n);
+  memcpy(b->body, s, sizeof(kstmt *) * (size_t)n);
+  b->nbody = b->cap_body = n;
+  kstmt *c = arena_alloc(a, sizeof *c);
+  *c = *L;
+  c->then = b;
+  c->reductions = NULL;
+  c->nreductions = c->cap_reductions = 0;
+  return c;
+}
+
+/* Loop L distributed (Allen-Kennedy style, in the statements' order): its body's statements
+ * (and those of a canonical loop in it, split first when `depth` allows) grouped so that
+ * statements sharing a variable that L changes stay together, each group a copy of L in the
+ * order of its first statement, the declarations that can be recomputed copied into every
+ * group that uses them. Legal when running each group's iterations before the next group's
+ * reverses no access pair's order (dep.h's dep_reversed, by isl). Fills part (MAX_PIECES)
+ * and returns how many (at least 2), or 0 when L stays one loop. */
+static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
+  const kkernel *k = p->k;
+  if (own_loop(p, L) || continues(L->then))
+    return 0;
+  const kstmt **b;
+  int n = stmts_of(L->then, &b);
+  if (n < 1 || n > MAX_PIECES)
+    return 0;
+  const kstmt *body[MAX_PIECES], *piece[MAX_PIECES];
+  memcpy(body, b, sizeof(kstmt *) * (size_t)n); /* stmts_of's one-element array is reused */
+  int np = 0;
+  for (int i = 0; i < n; i++) {
+    const kstmt *sub[MAX_PIECES];
+    int ns = depth < 1 && body[i]->kind == KST_FOR ? distribute(p, body[i], depth + 1, sub) : 0;
+    if (ns < 2 || np + ns > MAX_PIECES) {
+      sub[0] = body[i];
+      ns = 1;
+    }
+    if (np + ns > MAX_PIECES)
+      return 0;
+    for (int j = 0; j < ns; j++)
+      piece[np++] = sub[j];
+  }
+  if (np < 2)
+    return 0;
+  /* the groups: pieces that share a variable L changes, or an array */
+  int up[MAX_PIECES];
+  unsigned char *copied = arena_alloc(p->m->arena, (size_t)k->nvars + 1);
+  memset(copied, 0, (size_t)k->nvars + 1);
+  int copy_piece[MAX_PIECES] = {0};
+  for (int i = 0; i < np; i++)
+    up[i] = i;
+  for (int v = 0; v < k->nvars; v++) {
+    if (v == L->loop_var)
+      continue;
+    int user[MAX_PIECES], nu = 0, decl = -1;
+    for (int i = 0; i < np; i++) {
+      int is_decl = is_decl_of(piece[i], v);
+      if (is_decl)
+        decl = i;
+      if (is_decl || (kst_names(piece[i], v) && !declares(piece[i], v)))
+        user[nu++] = i;
+    }
+    if (nu < 2)
+      continue;
+    kvar_kind kind = k->vars[v].kind;
+    if (kind == KV_LOCAL || kind == KV_LOOP) {
+      int assigned = count_assigns(L->then, v);
+      if (!assigned)
+        continue; /* a value L only reads */
+      if (assigned == 1 && decl >= 0 && piece[decl]->kind == KST_DECL && piece[decl]->value &&
+          recomputable(k, L, copied, piece[decl]->value)) {
+        copied[v] = 1; /* declared once from values every part has: each part declares it */
+        copy_piece[decl] = 1;
+        continue;
+      }
+    }
+    for (int i = 1; i < nu; i++)
+      up[find_root(up, user[i])] = find_root(up, user[0]);
+  }
+  /* the groups in the order of their first piece; a group of declarations alone is dropped
+   * (nothing it computes is used elsewhere, and declaring has no effect) */
+  int root[MAX_PIECES], ng = 0, gof[MAX_PIECES];
+  for (int i = 0; i < np; i++) {
+    gof[i] = -1;
+    if (copy_piece[i])
+      continue;
+    int r = find_root(up, i), g = 0;
+    while (g < ng && root[g] != r)
+      g++;
+    if (g == ng)
+      root[ng++] = r;
+    gof[i] = g;
+  }
+  if (ng < 2)
+    return 0;
+  const kstmt *mem[MAX_PIECES][MAX_PIECES];
+  int nmem[MAX_PIECES] = {0}, first[MAX_PIECES], last[MAX_PIECES], effect[MAX_PIECES] = {0};
+  for (int i = 0; i < np; i++) {
+    int g = gof[i];
+    if (g < 0)
+      continue;
+    if (!nmem[g])
+      first[g] = i;
+    last[g] = i;
+    mem[g][nmem[g]++] = piece[i];
+    effect[g] |= !is_decl_of(piece[i], -1);
+  }
+  /* legal: no access pair of two groups whose order the distribution reverses */
+  dep_query q = {p->m, k, L, 0, NULL};
+  for (int x = 0; x < ng; x++)
+    for (int y = x + 1; y < ng; y++)
+      if (dep_reversed(&q, mem[x], nmem[x], mem[y], nmem[y], last[x] > first[y]))
+        return 0;
+  int nparts = 0;
+  for (int g = 0; g < ng; g++) {
+    if (!effect[g])
+      continue;
+    /* the copied declarations it needs (and those they need), then its pieces, in order */
+    unsigned char need[MAX_PIECES] = {0};
+    for (int changed = 1; changed;) {
+      changed = 0;
+      for (int i = 0; i < np; i++) {
+        if (!copy_piece[i] || need[i])
+          continue;
+        int used = 0;
+        for (int j = 0; j < np && !used; j++)
+          used = (gof[j] == g || (copy_piece[j] && need[j])) && j != i && kst_names(piece[j], piece[i]->var);
+        if (used)
+          need[i] = changed = 1;
+      }
+    }
+    const kstmt *s[MAX_PIECES];
+    int ns = 0;
+    for (int i = 0; i < np; i++)
+      if (gof[i] == g || need[i])
+        s[ns++] = piece[i];
+    part[nparts++] = loop_of(p, L, s, ns);
+  }
+  return nparts >= 2 ? nparts : 0;
+}
+
 static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
   if (s->kind == KST_BLOCK && !s->text) {
     plan_list(p, (const kstmt *const *)s->body, s->nbody, items, nitems);
@@ -593,6 +815,27 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
       p->nparallel++;
       return;
     }
+  }
+  /* the loop distributed, each part planned as a loop of its own: kept where a part is
+   * parallel */
+  const kstmt *part[MAX_PIECES];
+  int nparts = distribute(p, s, 0, part);
+  if (nparts) {
+    plan saved = *p;
+    item sub[MAX_ITEMS];
+    item *subp = sub;
+    int nsub = 0;
+    for (int i = 0; i < nparts && !p->fail; i++)
+      plan_stmt(p, part[i], &subp, &nsub);
+    if (!p->fail && p->nparallel > saved.nparallel && *nitems + nsub <= MAX_ITEMS) {
+      for (int i = 0; i < nsub; i++) {
+        item *it = push(p, items, nitems);
+        *it = sub[i];
+        it->part_of = s;
+      }
+      return;
+    }
+    *p = saved;
   }
   note_refusal(p, s, why);
   /* a loop the host can run: its items may be parallel */
@@ -713,6 +956,16 @@ static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
   for (int i = 0; i < n; i++) {
     const item *it = &items[i];
     unsigned line, col;
+    if (it->part_of && (i == 0 || items[i - 1].part_of != it->part_of)) {
+      int parts = 1;
+      while (i + parts < n && items[i + parts].part_of == it->part_of)
+        parts++;
+      model_linecol(m, it->part_of->pos, &line, &col);
+      diag_report(d, DIAG_REMARK, m->path, line, col,
+                  "distributed: the loop over '%s' into loops of their own, run one after another (%d items) "
+                  "[-Rpass=parallelize]",
+                  last_plan.k->vars[it->part_of->loop_var].name, parts);
+    }
     if (it->kind == IT_SERIAL)
       continue;
     model_linecol(m, it->loop->pos, &line, &col);
@@ -792,6 +1045,7 @@ typedef struct gen {
   int frame_direct;             /* a serial kernel: the frame's declarations print as
                                  * assignments to the kernel's copies */
   unsigned long long atomic;    /* parameters whose `+=` print as atomicAdd */
+  const kstmt *part_of;         /* the item being printed is a part of this loop (distributed) */
 } gen;
 
 /* A variable's type as a frame member or a copy of one: without a top-level const (a
@@ -890,7 +1144,10 @@ static void print_e(gen *g, const kexpr *e, strbuf *b) {
 /* The parameters of every new kernel: the kernel's own, the host loops' variables, the frame,
  * then extra (", T *p"). */
 static void kernel_head(gen *g, const char *name, const char *what, const char *extra, strbuf *b) {
-  sb_printf(b, "// kfuse parallelize of %s (line %u): %s\n__global__ void %s(", g->k->name, g->k->loc.line, what, name);
+  sb_printf(b, "// kfuse parallelize of %s (line %u): %s", g->k->name, g->k->loc.line, what);
+  if (g->part_of)
+    sb_printf(b, " (a part of the loop at line %u, distributed)", model_line(g->m, g->part_of->pos));
+  sb_printf(b, "\n__global__ void %s(", name);
   pass_print_params(g->k, b);
   for (int i = 0; i < g->host.n; i++)
     sb_printf(b, ", %s %s", vtype(g, g->host.loop[i]->loop_var), g->k->vars[g->host.loop[i]->loop_var].name);
@@ -1344,7 +1601,8 @@ static void gen_loop(gen *g, const item *it, strbuf *h, int depth) {
 }
 
 static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth) {
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++, g->part_of = NULL) {
+    g->part_of = items[i].part_of;
     switch (items[i].kind) {
     case IT_SERIAL: gen_serial(g, &items[i], h, depth); break;
     case IT_PAR: gen_par(g, &items[i], h, depth); break;
@@ -1352,6 +1610,7 @@ static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth) {
     case IT_SCAN: gen_scan(g, &items[i], h, depth); break;
     case IT_LOOP: gen_loop(g, &items[i], h, depth); break;
     }
+  }
 }
 
 /* Frame variables: the scalars declared by the serial items' top-level statements, and the
