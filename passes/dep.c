@@ -615,7 +615,7 @@ static const char *pairs(const dep_query *q, walk *w, int split, const char *ord
   memset(&c, 0, sizeof c);
   c.q = q;
   c.order = order;
-  outer_loops(q->k->body, q->around ? q->around : q->loop, c.outer, &c.nouter);
+  outer_loops(q->k->body, q->at ? q->at : q->around ? q->around : q->loop, c.outer, &c.nouter);
   asker k = {isl_ctx_alloc(), &c};
   isl_options_set_on_error(k.isl, ISL_ON_ERROR_CONTINUE);
   const char *why = NULL;

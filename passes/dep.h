@@ -31,6 +31,9 @@ typedef struct dep_query {
   const kstmt *around;          /* or NULL: the loop around L, L the one statement of its
                                  * body, taken as inside L (the two interchanged): its
                                  * iterations are dimensions too, not one fixed value */
+  const kstmt *at;              /* or NULL: the loop of k's body that `around` (else L) is a
+                                 * copy of, where a pass made it (a part of a distributed
+                                 * loop): the loops around that one are around it */
 } dep_query;
 
 /* NULL when L carries no dependence through memory; else why, naming the statement pair

@@ -8,8 +8,9 @@
  * what the ones before it wrote (the stream orders them):
  *
  *   parallel   a canonical loop whose iterations are independent (dep.h proves it with
- *              isl, for all sizes), with up to two more loops nested perfectly inside it
- *              that are independent too: a 1-, 2- or 3-D grid, each loop a grid-stride loop
+ *              isl, for all sizes), with up to two more loops nested inside it that are
+ *              independent too (each after declarations at most, which move into the
+ *              innermost): a 1-, 2- or 3-D grid, each loop a grid-stride loop
  *              over its dimension (the innermost loop along x), the body as written;
  *              A loop whose only conflict is an integer buffer it only adds to (a
  *              histogram) is parallel too, its additions atomic (exact in any order);
@@ -33,6 +34,7 @@
  *              copied; a loop in the body is split the same way first): one loop per group,
  *              in the order of the groups' first statements, each planned alone, where that
  *              order reverses no two accesses (dep.h's dep_reversed) and a part is parallel;
+ *              also a parallel loop, where every part then makes a deeper grid;
  *   host loop  a loop that carries a dependence (a stencil's time loop, a factorization's
  *              pivot loop) whose bounds the host can evaluate and whose body holds an item
  *              of the kinds above: the loop runs on the host, one launch per item and step,
@@ -65,7 +67,7 @@
 
 /* MAX_HOST: host loops do not nest (the launches would multiply: one per iteration of
  * both); a loop inside one stays in its kernel. */
-enum { MAX_ITEMS = 64, MAX_STMTS = 256, MAX_RED = 4, MAX_HOST = 1, RED_PARTS = 1024, MAX_PIECES = 32 };
+enum { MAX_ITEMS = 64, MAX_STMTS = 256, MAX_RED = 4, MAX_HOST = 1, RED_PARTS = 1024, MAX_PIECES = 32, MAX_COPIES = 128 };
 
 typedef enum item_kind { IT_SERIAL, IT_PAR, IT_RED, IT_SCAN, IT_LOOP } item_kind;
 
@@ -88,6 +90,9 @@ typedef struct item {
   struct item *body;            /* IT_LOOP: the items of its body */
   int nbody;
   const kstmt *part_of;         /* the loop this item's loop is a part of (distributed), or NULL */
+  const kstmt *pre[4];          /* IT_PAR: declarations before a deeper loop of the band in
+                                 * its body, printed inside the innermost loop */
+  int npre;
 } item;
 
 /* The host loops around what is being planned or printed, outermost first. */
@@ -135,7 +140,18 @@ typedef struct plan {
   const char *refused_why[32];
   int nrefused;
   const kstmt *around;          /* independent(): a loop around L taken as inside it */
+  const kstmt *copy[MAX_COPIES], *origin[MAX_COPIES]; /* distribute()'s copies of loops, and
+                                 * the loop of the kernel's body each stands for */
+  int ncopies;
 } plan;
+
+/* The loop of the kernel's body that L stands for: L, or what L is a copy of. */
+static const kstmt *origin_of(const plan *p, const kstmt *L) {
+  for (int i = 0; L && i < p->ncopies; i++)
+    if (p->copy[i] == L)
+      return p->origin[i];
+  return L;
+}
 
 /* ---- what a loop may be ---- */
 
@@ -434,7 +450,7 @@ static const char *independent(plan *p, const kstmt *L, int reduce, item *it) {
     }
     return arena_printf(p->m->arena, "assigns '%s' (declared outside it) in one iteration for the next", k->vars[v].name);
   }
-  dep_query q = {p->m, k, L, 0, p->around};
+  dep_query q = {p->m, k, L, 0, p->around, origin_of(p, p->around ? p->around : L)};
   const char *dep = dep_carried(&q);
   if (dep && !q.around && (q.skip = histograms(k, L)) && !dep_carried(&q)) {
     it->atomic = q.skip;
@@ -503,6 +519,31 @@ static const kstmt *only_loop(const kstmt *L) {
   return n == 1 && b[0]->kind == KST_FOR ? b[0] : NULL;
 }
 
+static int count_assigns(const kstmt *s, int var);
+static int recomputable(const kkernel *k, const kstmt *L, const unsigned char *copied, const kexpr *e);
+
+/* The loop nested in L after declarations only (`int row = (r * nq + q) * np; for (p...)`),
+ * or NULL: each declaration's variable assigned only there, from values L's body does not
+ * change (no load or call), and named by no bound of the loop. Adds the declarations to
+ * it->pre. */
+static const kstmt *band_loop(const plan *p, const kstmt *L, item *it) {
+  const kstmt **b;
+  int n = stmts_of(L->then, &b);
+  if (n < 1 || b[n - 1]->kind != KST_FOR || n - 1 + it->npre > 4)
+    return NULL;
+  const kstmt *in = b[n - 1];
+  for (int i = 0; i < n - 1; i++) {
+    const kstmt *d = b[i];
+    if (d->kind != KST_DECL || !d->value || p->k->vars[d->var].kind != KV_LOCAL ||
+        count_assigns(L->then, d->var) != 1 || mentions_loop(in, d->var) ||
+        !recomputable(p->k, L, NULL, d->value))
+      return NULL;
+  }
+  for (int i = 0; i < n - 1; i++)
+    it->pre[it->npre++] = b[i];
+  return in;
+}
+
 static void note_refusal(plan *p, const kstmt *L, const char *why) {
   if (p->nrefused < 32) {
     p->refused[p->nrefused] = L;
@@ -562,7 +603,7 @@ static int recomputable(const kkernel *k, const kstmt *L, const unsigned char *c
   case KE_PARAM: return !k->params[e->param].is_pointer;
   case KE_VAR:
     return (k->vars[e->var].kind == KV_LOCAL || k->vars[e->var].kind == KV_LOOP) &&
-           (e->var == L->loop_var || copied[e->var] || !kst_assigns(L->then, e->var));
+           (e->var == L->loop_var || (copied && copied[e->var]) || !kst_assigns(L->then, e->var));
   case KE_UNARY:
   case KE_BINARY:
   case KE_CAST:
@@ -604,7 +645,8 @@ static int find_root(int *up, int i) {
   return i;
 }
 
-/* A copy of loop L whose body is the n statements s. */
+/* A copy of loop L whose body is the n statements s, or NULL when the plan has no room to
+ * note it. */
 static const kstmt *loop_of(plan *p, const kstmt *L, const kstmt *const *s, int n) {
   arena *a = p->m->arena;
   kstmt *b = arena_alloc(a, sizeof *b);
@@ -620,6 +662,10 @@ static const kstmt *loop_of(plan *p, const kstmt *L, const kstmt *const *s, int 
   c->then = b;
   c->reductions = NULL;
   c->nreductions = c->cap_reductions = 0;
+  if (p->ncopies == MAX_COPIES)
+    return NULL; /* no room to say where it stands */
+  p->copy[p->ncopies] = c;
+  p->origin[p->ncopies++] = origin_of(p, L);
   return c;
 }
 
@@ -719,7 +765,7 @@ static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
     effect[g] |= !is_decl_of(piece[i], -1);
   }
   /* legal: no access pair of two groups whose order the distribution reverses */
-  dep_query q = {p->m, k, L, 0, NULL};
+  dep_query q = {p->m, k, L, 0, NULL, origin_of(p, L)};
   for (int x = 0; x < ng; x++)
     for (int y = x + 1; y < ng; y++)
       if (dep_reversed(&q, mem[x], nmem[x], mem[y], nmem[y], last[x] > first[y]))
@@ -747,7 +793,8 @@ static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
     for (int i = 0; i < np; i++)
       if (gof[i] == g || need[i])
         s[ns++] = piece[i];
-    part[nparts++] = loop_of(p, L, s, ns);
+    if (!(part[nparts++] = loop_of(p, L, s, ns)))
+      return 0;
   }
   return nparts >= 2 ? nparts : 0;
 }
@@ -766,17 +813,43 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
   item probe = {0};
   const char *why = independent(p, s, 0, &probe);
   if (!why) {
-    item *it = push(p, items, nitems);
-    it->kind = IT_PAR;
-    it->loop = s;
-    it->band[it->nband++] = s;
-    it->atomic = probe.atomic;
-    for (const kstmt *in = it->atomic ? NULL : only_loop(s); in && it->nband < 3; in = only_loop(in)) {
+    item cand = {0};
+    cand.kind = IT_PAR;
+    cand.loop = s;
+    cand.band[cand.nband++] = s;
+    cand.atomic = probe.atomic;
+    item pre = {0};
+    for (const kstmt *in = cand.atomic ? NULL : band_loop(p, s, &pre); in && cand.nband < 3; in = band_loop(p, in, &pre)) {
       item inner = {0};
       if (independent(p, in, 0, &inner) || inner.atomic)
         break;
-      it->band[it->nband++] = in;
+      cand.band[cand.nband++] = in;
+      memcpy(cand.pre, pre.pre, sizeof cand.pre); /* the declarations up to this loop */
+      cand.npre = pre.npre;
     }
+    /* distributed, where every part is a deeper grid (doitgen's two p loops under r and q) */
+    const kstmt *part[MAX_PIECES];
+    int nparts = cand.nband < 3 && !cand.atomic ? distribute(p, s, 0, part) : 0;
+    if (nparts) {
+      plan saved = *p;
+      item sub[MAX_ITEMS];
+      item *subp = sub;
+      int nsub = 0, deeper = 1;
+      for (int i = 0; i < nparts && !p->fail; i++)
+        plan_stmt(p, part[i], &subp, &nsub);
+      for (int i = 0; i < nsub; i++)
+        deeper &= sub[i].kind == IT_PAR && !sub[i].inner && sub[i].nband > cand.nband;
+      if (!p->fail && deeper && *nitems + nsub <= MAX_ITEMS) {
+        for (int i = 0; i < nsub; i++) {
+          item *it = push(p, items, nitems);
+          *it = sub[i];
+          it->part_of = s;
+        }
+        return;
+      }
+      *p = saved;
+    }
+    *push(p, items, nitems) = cand;
     p->nparallel++;
     return;
   }
@@ -1274,8 +1347,11 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
     body_of(g, it->band[0], 2 + nb, b);
     print_indent(b, 1 + nb);
     sb_puts(b, "}\n");
-  } else
+  } else {
+    for (int i = 0; i < it->npre; i++) /* the declarations between the band's loops */
+      print_stmt_hooked(g, it->pre[i], 1 + nb, b);
     body_of(g, it->band[nb - 1], 1 + nb, b);
+  }
   g->atomic = 0;
   for (int i = nb - 1; i >= 0; i--) {
     print_indent(b, 1 + i);
