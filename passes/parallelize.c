@@ -799,6 +799,36 @@ static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
   return nparts >= 2 ? nparts : 0;
 }
 
+static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems);
+
+/* Loop s distributed (distribute()), each part planned as a loop of its own; the parts'
+ * items added to items when some part is parallel and, with band > 0, every part is a grid
+ * deeper than band loops. 0 when s stays as it is (the plan as it was). */
+static int plan_parts(plan *p, const kstmt *s, int band, item **items, int *nitems) {
+  const kstmt *part[MAX_PIECES];
+  int nparts = distribute(p, s, 0, part);
+  if (!nparts)
+    return 0;
+  plan saved = *p;
+  item sub[MAX_ITEMS];
+  item *subp = sub;
+  int nsub = 0, keep = 1;
+  for (int i = 0; i < nparts && !p->fail; i++)
+    plan_stmt(p, part[i], &subp, &nsub);
+  for (int i = 0; band && i < nsub; i++)
+    keep &= sub[i].kind == IT_PAR && !sub[i].inner && sub[i].nband > band;
+  if (p->fail || !keep || p->nparallel == saved.nparallel || *nitems + nsub > MAX_ITEMS) {
+    *p = saved;
+    return 0;
+  }
+  for (int i = 0; i < nsub; i++) {
+    item *it = push(p, items, nitems);
+    *it = sub[i];
+    it->part_of = s;
+  }
+  return 1;
+}
+
 static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
   if (s->kind == KST_BLOCK && !s->text) {
     plan_list(p, (const kstmt *const *)s->body, s->nbody, items, nitems);
@@ -828,27 +858,8 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
       cand.npre = pre.npre;
     }
     /* distributed, where every part is a deeper grid (doitgen's two p loops under r and q) */
-    const kstmt *part[MAX_PIECES];
-    int nparts = cand.nband < 3 && !cand.atomic ? distribute(p, s, 0, part) : 0;
-    if (nparts) {
-      plan saved = *p;
-      item sub[MAX_ITEMS];
-      item *subp = sub;
-      int nsub = 0, deeper = 1;
-      for (int i = 0; i < nparts && !p->fail; i++)
-        plan_stmt(p, part[i], &subp, &nsub);
-      for (int i = 0; i < nsub; i++)
-        deeper &= sub[i].kind == IT_PAR && !sub[i].inner && sub[i].nband > cand.nband;
-      if (!p->fail && deeper && *nitems + nsub <= MAX_ITEMS) {
-        for (int i = 0; i < nsub; i++) {
-          item *it = push(p, items, nitems);
-          *it = sub[i];
-          it->part_of = s;
-        }
-        return;
-      }
-      *p = saved;
-    }
+    if (cand.nband < 3 && !cand.atomic && plan_parts(p, s, cand.nband, items, nitems))
+      return;
     *push(p, items, nitems) = cand;
     p->nparallel++;
     return;
@@ -891,25 +902,8 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
   }
   /* the loop distributed, each part planned as a loop of its own: kept where a part is
    * parallel */
-  const kstmt *part[MAX_PIECES];
-  int nparts = distribute(p, s, 0, part);
-  if (nparts) {
-    plan saved = *p;
-    item sub[MAX_ITEMS];
-    item *subp = sub;
-    int nsub = 0;
-    for (int i = 0; i < nparts && !p->fail; i++)
-      plan_stmt(p, part[i], &subp, &nsub);
-    if (!p->fail && p->nparallel > saved.nparallel && *nitems + nsub <= MAX_ITEMS) {
-      for (int i = 0; i < nsub; i++) {
-        item *it = push(p, items, nitems);
-        *it = sub[i];
-        it->part_of = s;
-      }
-      return;
-    }
-    *p = saved;
-  }
+  if (plan_parts(p, s, 0, items, nitems))
+    return;
   note_refusal(p, s, why);
   /* a loop the host can run: its items may be parallel */
   if (!own_loop(p, s) && p->host.n < MAX_HOST && host_expr(p->k, &p->host, s->lo) && host_expr(p->k, &p->host, s->hi)) {
