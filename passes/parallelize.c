@@ -1306,6 +1306,40 @@ static void body_of(gen *g, const kstmt *L, int depth, strbuf *b) {
 
 static const char *dim_name = "xyz";
 
+/* The C type of a float or integer element, or NULL. */
+static const char *elem_c_type(ktype t) {
+  switch (t) {
+  case KT_F32: return "float";
+  case KT_F64: return "double";
+  case KT_I32: return "int";
+  case KT_I64: return "long long";
+  default: return NULL;
+  }
+}
+
+/* An interchanged grid whose body is the one store `y[e] op= f` (or `=`), e the same in every
+ * iteration of the loop each thread runs (naming neither its variable nor anything the body
+ * assigns) and f reading no y: that store, whose element each thread then keeps in a register
+ * while the loop runs, loaded before it and stored after it (bicg's and atax's
+ * `y[j] += A[i][j] * x[i]`: one load and one store an element, not one of each an
+ * iteration). The other buffers are other arrays (the pass's legality), so nothing else
+ * reaches that element meanwhile; the order of the updates is the same. Else NULL. */
+static const kstmt *promoted(const gen *g, const item *it) {
+  const kstmt **b;
+  if (stmts_of(it->band[0]->then, &b) != 1)
+    return NULL;
+  const kstmt *st = b[0];
+  if (st->kind != KST_STORE || st->param < 0 || st->array_var >= 0 || !st->value ||
+      !elem_c_type(g->k->params[st->param].type) || kx_names(st->index, it->inner->loop_var) ||
+      loads_param(st->index, st->param) || loads_param(st->value, st->param) ||
+      (st->op >= 0 && st->op != KO_ADD && st->op != KO_SUB && st->op != KO_MUL))
+    return NULL;
+  for (int v = 0; v < g->k->nvars; v++)
+    if (kx_names(st->index, v) && v != it->band[0]->loop_var && kst_assigns(it->band[0]->then, v))
+      return NULL;
+  return st;
+}
+
 static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
   strbuf *b = &g->kernels;
@@ -1330,6 +1364,14 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
     const char *stride = arena_printf(g->v->a, "gridDim.%c * blockDim.%c", dim_name[d], dim_name[d]);
     grid_loop(g, it->band[i], thread, stride, 1 + i, b);
   }
+  const kstmt *acc = it->inner ? promoted(g, it) : NULL;
+  const char *reg = acc ? arena_printf(g->v->a, "kf_%s", g->k->params[acc->param].name) : NULL;
+  if (acc) { /* the element in a register while the outer loop runs (below) */
+    print_indent(b, 1 + nb);
+    sb_printf(b, "%s %s = %s[", elem_c_type(g->k->params[acc->param].type), reg, g->k->params[acc->param].name);
+    print_e(g, acc->index, b);
+    sb_puts(b, "];\n");
+  }
   if (it->inner) { /* the loop that was around, now inside: each thread runs it */
     const kstmt *O = it->inner;
     print_indent(b, 1 + nb);
@@ -1338,9 +1380,21 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
     sb_printf(b, "; %s %s ", g->k->vars[O->loop_var].name, O->hi_inclusive ? "<=" : "<");
     print_e(g, O->hi, b);
     sb_printf(b, "; %s += %lld) {\n", g->k->vars[O->loop_var].name, (long long)kx_strip(O->stride)->ival);
-    body_of(g, it->band[0], 2 + nb, b);
+    if (acc) {
+      print_indent(b, 2 + nb);
+      sb_printf(b, "%s %s= ", reg, acc->op >= 0 ? kop_text((kop)acc->op) : "");
+      print_e(g, acc->value, b);
+      sb_puts(b, ";\n");
+    } else
+      body_of(g, it->band[0], 2 + nb, b);
     print_indent(b, 1 + nb);
     sb_puts(b, "}\n");
+    if (acc) {
+      print_indent(b, 1 + nb);
+      sb_printf(b, "%s[", g->k->params[acc->param].name);
+      print_e(g, acc->index, b);
+      sb_printf(b, "] = %s;\n", reg);
+    }
   } else {
     for (int i = 0; i < it->npre; i++) /* the declarations between the band's loops */
       print_stmt_hooked(g, it->pre[i], 1 + nb, b);

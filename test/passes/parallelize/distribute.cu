@@ -107,9 +107,11 @@ extern "C" void dist(const float *A, const float *r, const float *p, const float
 // CHECK-LABEL: // kfuse parallelize of dist_serial (line {{[0-9]+}}): the loop at line 26 and the one around it at line 24 interchanged, a 1-D grid over the first, each thread running the second (a part of the loop at line 24, distributed)
 // CHECK-NEXT: __global__ void dist_serial_p_par3(
 // CHECK-NEXT:   for (int j = (blockIdx.x * blockDim.x + threadIdx.x); j < m; j += gridDim.x * blockDim.x) {
+// CHECK-NEXT:     float kf_s = s[j];
 // CHECK-NEXT:     for (int i = 0; i < n; i += 1) {
-// CHECK-NEXT:       s[j] += r[i] * A[i * m + j];
+// CHECK-NEXT:       kf_s += r[i] * A[i * m + j];
 // CHECK-NEXT:     }
+// CHECK-NEXT:     s[j] = kf_s;
 // CHECK-NEXT:   }
 
 // The forward dependence: all of a, then all of b; k declared in each.

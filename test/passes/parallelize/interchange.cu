@@ -1,6 +1,6 @@
 // A loop that carries a dependence around one that does not (y[j] += over i) is interchanged
 // rather than run as a host loop of launches: a 1-D grid over the inner loop, each thread
-// running the outer one, in its order. Where the inner loop's bounds name the outer one's
+// running the outer one, in its order, with y[j] in a register meanwhile. Where the inner loop's bounds name the outer one's
 // variable (a triangle), the two are not interchanged.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
@@ -37,9 +37,11 @@ extern "C" void mvt(const float *A, const float *x, float *y, int n, cudaStream_
 // CHECK-LABEL: // kfuse parallelize of mvt_serial (line {{[0-9]+}}): the loop at line 17 and the one around it at line 16 interchanged, a 1-D grid over the first, each thread running the second
 // CHECK-NEXT: __global__ void mvt_serial_p_par2(int n, const float *A, const float *x, float *y) {
 // CHECK-NEXT:   for (int j = (blockIdx.x * blockDim.x + threadIdx.x); j < n; j += gridDim.x * blockDim.x) {
+// CHECK-NEXT:     float kf_y = y[j];
 // CHECK-NEXT:     for (int i = 0; i < n; i += 1) {
-// CHECK-NEXT:       y[j] += A[i * n + j] * x[i];
+// CHECK-NEXT:       kf_y += A[i * n + j] * x[i];
 // CHECK-NEXT:     }
+// CHECK-NEXT:     y[j] = kf_y;
 // CHECK-NEXT:   }
 // CHECK-LABEL: extern "C" void mvt(
 // CHECK:          for (int kf_i = 1; kf_i < (n); kf_i += 1) {
