@@ -803,7 +803,7 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems);
 
 /* Loop s distributed (distribute()), each part planned as a loop of its own; the parts'
  * items added to items when some part is parallel and, with band > 0, every part is a grid
- * deeper than band loops. 0 when s stays as it is (the plan as it was). */
+ * of at least band loops and one deeper. 0 when s stays as it is (the plan as it was). */
 static int plan_parts(plan *p, const kstmt *s, int band, item **items, int *nitems) {
   const kstmt *part[MAX_PIECES];
   int nparts = distribute(p, s, 0, part);
@@ -812,11 +812,14 @@ static int plan_parts(plan *p, const kstmt *s, int band, item **items, int *nite
   plan saved = *p;
   item sub[MAX_ITEMS];
   item *subp = sub;
-  int nsub = 0, keep = 1;
+  int nsub = 0, keep = 1, deeper = 0;
   for (int i = 0; i < nparts && !p->fail; i++)
     plan_stmt(p, part[i], &subp, &nsub);
-  for (int i = 0; band && i < nsub; i++)
-    keep &= sub[i].kind == IT_PAR && !sub[i].inner && sub[i].nband > band;
+  for (int i = 0; band && i < nsub; i++) {
+    keep &= sub[i].kind == IT_PAR && !sub[i].inner && sub[i].nband >= band;
+    deeper |= sub[i].nband > band;
+  }
+  keep &= !band || deeper;
   if (p->fail || !keep || p->nparallel == saved.nparallel || *nitems + nsub > MAX_ITEMS) {
     *p = saved;
     return 0;
@@ -857,7 +860,8 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
       memcpy(cand.pre, pre.pre, sizeof cand.pre); /* the declarations up to this loop */
       cand.npre = pre.npre;
     }
-    /* distributed, where every part is a deeper grid (doitgen's two p loops under r and q) */
+    /* distributed, where a part is a deeper grid and none shallower (doitgen's two p loops
+     * under r and q; correlation's triangle of b under a, apart from its diagonal) */
     if (cand.nband < 3 && !cand.atomic && plan_parts(p, s, cand.nband, items, nitems))
       return;
     *push(p, items, nitems) = cand;
