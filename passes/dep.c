@@ -351,8 +351,13 @@ static void group_add(groups *g, int side, int gi, int64_t coef, const mono *res
 }
 
 /* Splits the two indices into components over a chain of strides 1 | s1 | s2 ... (each
- * the one before times a parameter). Returns 0 when they do not split so. */
-static int split(const ctx *c, const poly *p0, const poly *p1, groups *g) {
+ * the one before times a parameter). Returns 0 when they do not split so. A term of sizes
+ * alone (the n in i * n + n - 1 - j) joins the largest stride it is a multiple of, or with
+ * `small` the smallest (the components n - 1 - j and i + 1 are both ways of writing it; the
+ * caller checks that each component stays within its stride, which makes the split the
+ * only one). A product of sizes that no stride divides (the n * n of (n - 1) * n + i) makes
+ * a stride of its own. */
+static int split(const ctx *c, const poly *p0, const poly *p1, groups *g, int small) {
   memset(g, 0, sizeof *g);
   mono one = {0};
   group_of(g, &one);
@@ -382,22 +387,41 @@ static int split(const ctx *c, const poly *p0, const poly *p1, groups *g) {
         group_add(g, s, gi, t->coef, &d);
       }
     }
-  /* terms of parameters alone join the largest group that leaves one factor */
+  /* terms of parameters alone join the largest group that leaves one factor (the smallest,
+   * with `small`), the products of most factors first (they may make a group) */
+  for (int deg = DEP_MAX_GROUPS; deg >= 0; deg--)
   for (int s = 0; s < 2; s++)
     for (int i = 0; i < p[s]->n; i++) {
       const mono *t = &p[s]->t[i];
       int dims = 0;
       for (int j = 0; j < t->n; j++)
         dims += atom_is_dim(c, t->atom[j]);
-      if (dims)
+      if (dims || t->n != deg)
         continue;
       int best = -1;
       mono rest = {0}, q;
       for (int gi = 0; gi < g->n; gi++)
-        if (mono_divides(&g->key[gi], t, &q) && q.n <= 1 && (best < 0 || g->key[gi].n > g->key[best].n)) {
+        if (mono_divides(&g->key[gi], t, &q) && q.n <= 1 &&
+            (best < 0 || (small ? g->key[gi].n < g->key[best].n : g->key[gi].n > g->key[best].n))) {
           best = gi;
           rest = q;
         }
+      if (best < 0 && t->n >= 2) {
+        /* sizes alone, a product no group divides: a group of all its factors but one */
+        int sizes = 1;
+        for (int j = 0; j < t->n; j++)
+          sizes &= c->A.key[t->atom[j]][0] == 'p' || c->A.key[t->atom[j]][0] == 'k';
+        if (sizes) {
+          mono key = {0};
+          for (int j = 0; j + 1 < t->n; j++)
+            key.atom[key.n++] = t->atom[j];
+          best = group_of(g, &key);
+          if (best < 0)
+            return 0;
+          rest.n = 1;
+          rest.atom[0] = t->atom[t->n - 1];
+        }
+      }
       if (best < 0) {
         /* k * n with k a loop around L or a local (a value, not a size): the component k
          * of stride n */
@@ -552,9 +576,15 @@ static const char *pair(asker *k, const access *a, const access *b) {
   if (pa.bad || pb.bad)
     return describe(c, a, b, "may touch one element: an index kfuse cannot model");
   groups g;
-  if (!split(c, &pa, &pb, &g))
+  int within = 0, took = 0;
+  for (int small = 0; small < 2 && !within; small++)
+    if (split(c, &pa, &pb, &g, small)) {
+      took = 1;
+      within = in_range(k, a, 0, &g) && in_range(k, b, 1, &g);
+    }
+  if (!took)
     return describe(c, a, b, "may touch one element: an index kfuse cannot take apart");
-  if (!in_range(k, a, 0, &g) || !in_range(k, b, 1, &g))
+  if (!within)
     return describe(c, a, b, "may touch one element: a component of the index may leave its row");
   strbuf s = {0};
   space(c, a, b, &s);
