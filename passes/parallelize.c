@@ -9,8 +9,8 @@
  *
  *   parallel   a canonical loop whose iterations are independent (dep.h proves it with
  *              isl, for all sizes), with up to two more loops nested inside it that are
- *              independent too (each after declarations at most, which move into the
- *              innermost): a 1-, 2- or 3-D grid, each loop a grid-stride loop
+ *              independent too (each after declarations at most, which stay after their
+ *              loop's header): a 1-, 2- or 3-D grid, each loop a grid-stride loop
  *              over its dimension (the innermost loop along x), the body as written;
  *              A loop whose only conflict is an integer buffer it only adds to (a
  *              histogram) is parallel too, its additions atomic (exact in any order);
@@ -91,7 +91,8 @@ typedef struct item {
   int nbody;
   const kstmt *part_of;         /* the loop this item's loop is a part of (distributed), or NULL */
   const kstmt *pre[4];          /* IT_PAR: declarations before a deeper loop of the band in
-                                 * its body, printed inside the innermost loop */
+                                 * a band loop's body, printed after that loop's header */
+  int pre_level[4];             /* the band loop each is in */
   int npre;
 } item;
 
@@ -524,9 +525,10 @@ static int recomputable(const kkernel *k, const kstmt *L, const unsigned char *c
 
 /* The loop nested in L after declarations only (`int row = (r * nq + q) * np; for (p...)`),
  * or NULL: each declaration's variable assigned only there, from values L's body does not
- * change (no load or call), and named by no bound of the loop. Adds the declarations to
- * it->pre. */
-static const kstmt *band_loop(const plan *p, const kstmt *L, item *it) {
+ * change (no load or call). Adds the declarations to it->pre, at level `level` (L's place in
+ * the band): each thread makes them after L's header, where they were, so that they name
+ * and are named by what they were, for each of its iterations of the loops inside. */
+static const kstmt *band_loop(const plan *p, const kstmt *L, int level, item *it) {
   const kstmt **b;
   int n = stmts_of(L->then, &b);
   if (n < 1 || b[n - 1]->kind != KST_FOR || n - 1 + it->npre > 4)
@@ -535,12 +537,13 @@ static const kstmt *band_loop(const plan *p, const kstmt *L, item *it) {
   for (int i = 0; i < n - 1; i++) {
     const kstmt *d = b[i];
     if (d->kind != KST_DECL || !d->value || p->k->vars[d->var].kind != KV_LOCAL ||
-        count_assigns(L->then, d->var) != 1 || mentions_loop(in, d->var) ||
-        !recomputable(p->k, L, NULL, d->value))
+        count_assigns(L->then, d->var) != 1 || !recomputable(p->k, L, NULL, d->value))
       return NULL;
   }
-  for (int i = 0; i < n - 1; i++)
+  for (int i = 0; i < n - 1; i++) {
+    it->pre_level[it->npre] = level;
     it->pre[it->npre++] = b[i];
+  }
   return in;
 }
 
@@ -639,6 +642,13 @@ static int continues(const kstmt *s) {
   return continues(s->then) || continues(s->orelse);
 }
 
+/* Whether L's bounds read no buffer and nothing L's body assigns: each part of L, evaluating
+ * them again after the parts before it ran, gets the same iterations. */
+static int fixed_bounds(const plan *p, const kstmt *L) {
+  return recomputable(p->k, L, NULL, L->lo) && recomputable(p->k, L, NULL, L->hi) &&
+         recomputable(p->k, L, NULL, L->stride);
+}
+
 static int find_root(int *up, int i) {
   while (up[i] != i)
     i = up[i] = up[up[i]];
@@ -678,7 +688,7 @@ static const kstmt *loop_of(plan *p, const kstmt *L, const kstmt *const *s, int 
  * and returns how many (at least 2), or 0 when L stays one loop. */
 static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
   const kkernel *k = p->k;
-  if (own_loop(p, L) || continues(L->then))
+  if (own_loop(p, L) || continues(L->then) || !fixed_bounds(p, L))
     return 0;
   const kstmt **b;
   int n = stmts_of(L->then, &b);
@@ -762,7 +772,7 @@ static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
       first[g] = i;
     last[g] = i;
     mem[g][nmem[g]++] = piece[i];
-    effect[g] |= !is_decl_of(piece[i], -1);
+    effect[g] |= !is_decl_of(piece[i], -1) && !(piece[i]->kind == KST_BLOCK && !piece[i]->nbody);
   }
   /* legal: no access pair of two groups whose order the distribution reverses */
   dep_query q = {p->m, k, L, 0, NULL, origin_of(p, L)};
@@ -852,12 +862,14 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
     cand.band[cand.nband++] = s;
     cand.atomic = probe.atomic;
     item pre = {0};
-    for (const kstmt *in = cand.atomic ? NULL : band_loop(p, s, &pre); in && cand.nband < 3; in = band_loop(p, in, &pre)) {
+    for (const kstmt *in = cand.atomic ? NULL : band_loop(p, s, 0, &pre); in && cand.nband < 3;
+         in = band_loop(p, in, cand.nband - 1, &pre)) {
       item inner = {0};
       if (independent(p, in, 0, &inner) || inner.atomic)
         break;
       cand.band[cand.nband++] = in;
       memcpy(cand.pre, pre.pre, sizeof cand.pre); /* the declarations up to this loop */
+      memcpy(cand.pre_level, pre.pre_level, sizeof cand.pre_level);
       cand.npre = pre.npre;
     }
     /* distributed, where a part is a deeper grid and none shallower (doitgen's two p loops
@@ -938,7 +950,8 @@ static void plan_list(plan *p, const kstmt *const *s, int n, item **items, int *
     p->fail = "has too many statements at its top level";
     return;
   }
-  memcpy(copy, s, sizeof(kstmt *) * (size_t)n); /* stmts_of's one-element array is reused */
+  if (n) /* an empty block (`;`) has no array */
+    memcpy(copy, s, sizeof(kstmt *) * (size_t)n); /* stmts_of's one-element array is reused */
   for (int i = 0; i < n && !p->fail; i++)
     plan_stmt(p, copy[i], items, nitems);
 }
@@ -1303,7 +1316,8 @@ static void body_of(gen *g, const kstmt *L, int depth, strbuf *b) {
   int n = stmts_of(L->then, &s);
   const kstmt *copy[MAX_STMTS];
   n = n > MAX_STMTS ? MAX_STMTS : n;
-  memcpy(copy, s, sizeof(kstmt *) * (size_t)n);
+  if (n)
+    memcpy(copy, s, sizeof(kstmt *) * (size_t)n);
   for (int i = 0; i < n; i++)
     print_stmt_hooked(g, copy[i], depth, b);
 }
@@ -1367,6 +1381,9 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
                                       dim_name[d]);
     const char *stride = arena_printf(g->v->a, "gridDim.%c * blockDim.%c", dim_name[d], dim_name[d]);
     grid_loop(g, it->band[i], thread, stride, 1 + i, b);
+    for (int j = 0; i + 1 < nb && j < it->npre; j++) /* the declarations in its body */
+      if (it->pre_level[j] == i)
+        print_stmt_hooked(g, it->pre[j], 2 + i, b);
   }
   const kstmt *acc = it->inner ? promoted(g, it) : NULL;
   const char *reg = acc ? arena_printf(g->v->a, "kf_%s", g->k->params[acc->param].name) : NULL;
@@ -1399,11 +1416,8 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
       print_e(g, acc->index, b);
       sb_printf(b, "] = %s;\n", reg);
     }
-  } else {
-    for (int i = 0; i < it->npre; i++) /* the declarations between the band's loops */
-      print_stmt_hooked(g, it->pre[i], 1 + nb, b);
+  } else
     body_of(g, it->band[nb - 1], 1 + nb, b);
-  }
   g->atomic = 0;
   for (int i = nb - 1; i >= 0; i--) {
     print_indent(b, 1 + i);

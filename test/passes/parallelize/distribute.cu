@@ -140,17 +140,17 @@ extern "C" void dist(const float *A, const float *r, const float *p, const float
 // CHECK-NEXT:     f[i] = e[i - 1];
 // CHECK-NEXT:   }
 
-// The rows of t, then those of u: 2-D grids, row declared in each.
+// The rows of t, then those of u: 2-D grids, row declared in each where it was, after i's header.
 // CHECK-LABEL: // kfuse parallelize of dist_serial (line {{[0-9]+}}): the loops at line 51, 2-D grid (a part of the loop at line 51, distributed)
 // CHECK-NEXT: __global__ void dist_serial_p_par8(
 // CHECK-NEXT:   for (int i = (blockIdx.y * blockDim.y + threadIdx.y); i < n; i += gridDim.y * blockDim.y) {
+// CHECK-NEXT:     int row = i * m;
 // CHECK-NEXT:     for (int j = (blockIdx.x * blockDim.x + threadIdx.x); j < m; j += gridDim.x * blockDim.x) {
-// CHECK-NEXT:       int row = i * m;
 // CHECK-NEXT:       t[row + j] = A[row + j] * x[i];
 // CHECK-LABEL: __global__ void dist_serial_p_par9(
 // CHECK-NEXT:   for (int i = (blockIdx.y * blockDim.y + threadIdx.y); i < n; i += gridDim.y * blockDim.y) {
+// CHECK-NEXT:     int row = i * m;
 // CHECK-NEXT:     for (int j = (blockIdx.x * blockDim.x + threadIdx.x); j < m; j += gridDim.x * blockDim.x) {
-// CHECK-NEXT:       int row = i * m;
 // CHECK-NEXT:       u[row + j] = t[row + j] * t[row + j];
 
 // CHECK-LABEL: extern "C" void dist(
