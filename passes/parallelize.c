@@ -1341,7 +1341,9 @@ static const char *elem_c_type(ktype t) {
  * while the loop runs, loaded before it and stored after it (bicg's and atax's
  * `y[j] += A[i][j] * x[i]`: one load and one store an element, not one of each an
  * iteration). The other buffers are other arrays (the pass's legality), so nothing else
- * reaches that element meanwhile; the order of the updates is the same. Else NULL. */
+ * reaches that element meanwhile; the order of the updates is the same. Where the loop runs
+ * no iteration, the thread still reads its element and writes the same value back, which the
+ * serial program does not touch: harmless unless e is then outside the buffer. Else NULL. */
 static const kstmt *promoted(const gen *g, const item *it) {
   const kstmt **b;
   if (stmts_of(it->band[0]->then, &b) != 1)
