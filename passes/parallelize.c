@@ -109,25 +109,45 @@ static int is_host_loop_var(const hostloops *h, int var) {
   return 0;
 }
 
-/* Whether e is an integer expression the host can evaluate: literals, the kernel's scalars,
- * named constants, the host loops' variables (h) and locals initialized once from such. */
-static int host_expr(const kkernel *k, const hostloops *h, const kexpr *e) {
+/* Whether e is arithmetic (no load or call) on literals (floating ones when `floats`), the
+ * kernel's scalars, named constants and the variables var_ok(ctx, var) admits. */
+static int arith_of(const kkernel *k, const kexpr *e, int floats, int (*var_ok)(const void *, int), const void *ctx) {
   if (!e)
     return 1;
   switch (e->kind) {
   case KE_INT:
   case KE_CONST: return 1;
+  case KE_FLT: return floats;
   case KE_PARAM: return !k->params[e->param].is_pointer;
-  case KE_VAR: {
-    const kvar *v = &k->vars[e->var];
-    return is_host_loop_var(h, e->var) || (v->kind == KV_LOCAL && !v->nassign && v->init && host_expr(k, h, v->init));
-  }
+  case KE_VAR: return var_ok(ctx, e->var);
   case KE_UNARY:
   case KE_BINARY:
   case KE_CAST:
-  case KE_SELECT: return host_expr(k, h, e->a) && host_expr(k, h, e->b) && host_expr(k, h, e->c);
+  case KE_SELECT:
+    return arith_of(k, e->a, floats, var_ok, ctx) && arith_of(k, e->b, floats, var_ok, ctx) &&
+           arith_of(k, e->c, floats, var_ok, ctx);
   default: return 0;
   }
+}
+
+typedef struct host_ctx {
+  const kkernel *k;
+  const hostloops *h;
+} host_ctx;
+
+static int host_expr(const kkernel *k, const hostloops *h, const kexpr *e);
+
+static int host_var(const void *ctx, int var) {
+  const host_ctx *c = ctx;
+  const kvar *v = &c->k->vars[var];
+  return is_host_loop_var(c->h, var) || (v->kind == KV_LOCAL && !v->nassign && v->init && host_expr(c->k, c->h, v->init));
+}
+
+/* Whether e is an integer expression the host can evaluate: literals, the kernel's scalars,
+ * named constants, the host loops' variables (h) and locals initialized once from such. */
+static int host_expr(const kkernel *k, const hostloops *h, const kexpr *e) {
+  host_ctx c = {k, h};
+  return arith_of(k, e, 0, host_var, &c);
 }
 
 typedef struct plan {
@@ -144,6 +164,8 @@ typedef struct plan {
   const kstmt *copy[MAX_COPIES], *origin[MAX_COPIES]; /* distribute()'s copies of loops, and
                                  * the loop of the kernel's body each stands for */
   int ncopies;
+  unsigned char *copied;        /* distribute()'s declarations copied into each part, by
+                                 * variable (nvars + 1; cleared by each call) */
 } plan;
 
 /* The loop of the kernel's body that L stands for: L, or what L is a copy of. */
@@ -179,17 +201,24 @@ static int stmts_of(const kstmt *s, const kstmt ***out) {
   return s ? 1 : 0;
 }
 
-/* Whether s returns, or breaks out of the loop it is in (inner loops' own breaks aside). */
-static int leaves(const kstmt *s, int in_inner) {
+/* Whether s holds a statement of a kind in `what` (a mask of 1 << kstmt_kind) that leaves
+ * the loop s is in: a return anywhere, a break or continue outside inner loops (in_inner:
+ * s is in one already). */
+static int exits(const kstmt *s, unsigned what, int in_inner) {
   if (!s)
     return 0;
-  if (s->kind == KST_RETURN || (s->kind == KST_BREAK && !in_inner))
+  if ((what >> s->kind & 1u) && (s->kind == KST_RETURN || !in_inner))
     return 1;
   int inner = in_inner || s->kind == KST_FOR || s->kind == KST_WHILE;
   for (int i = 0; i < s->nbody; i++)
-    if (leaves(s->body[i], inner))
+    if (exits(s->body[i], what, inner))
       return 1;
-  return leaves(s->then, inner) || leaves(s->orelse, inner);
+  return exits(s->then, what, inner) || exits(s->orelse, what, inner);
+}
+
+/* Whether s returns, or breaks out of the loop it is in (inner loops' own breaks aside). */
+static int leaves(const kstmt *s, int in_inner) {
+  return exits(s, 1u << KST_RETURN | 1u << KST_BREAK, in_inner);
 }
 
 /* The number of times s's expressions name var. */
@@ -520,7 +549,6 @@ static const kstmt *only_loop(const kstmt *L) {
   return n == 1 && b[0]->kind == KST_FOR ? b[0] : NULL;
 }
 
-static int count_assigns(const kstmt *s, int var);
 static int recomputable(const kkernel *k, const kstmt *L, const unsigned char *copied, const kexpr *e);
 
 /* The loop nested in L after declarations only (`int row = (r * nq + q) * np; for (p...)`),
@@ -537,7 +565,7 @@ static const kstmt *band_loop(const plan *p, const kstmt *L, int level, item *it
   for (int i = 0; i < n - 1; i++) {
     const kstmt *d = b[i];
     if (d->kind != KST_DECL || !d->value || p->k->vars[d->var].kind != KV_LOCAL ||
-        count_assigns(L->then, d->var) != 1 || !recomputable(p->k, L, NULL, d->value))
+        kst_count_assigns(L->then, d->var) != 1 || !recomputable(p->k, L, NULL, d->value))
       return NULL;
   }
   for (int i = 0; i < n - 1; i++) {
@@ -582,38 +610,25 @@ static void serial(plan *p, const kstmt *s, item **items, int *nitems) {
 
 /* ---- loop distribution ---- */
 
-/* The statements in s that assign var (its declaration included). */
-static int count_assigns(const kstmt *s, int var) {
-  if (!s)
-    return 0;
-  int n = (s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == var;
-  for (int i = 0; i < s->nbody; i++)
-    n += count_assigns(s->body[i], var);
-  return n + count_assigns(s->then, var) + count_assigns(s->orelse, var) + count_assigns(s->init, var) +
-         count_assigns(s->step, var);
+typedef struct again_ctx {
+  const kkernel *k;
+  const kstmt *L;
+  const unsigned char *copied;
+} again_ctx;
+
+static int again_var(const void *ctx, int var) {
+  const again_ctx *c = ctx;
+  kvar_kind kind = c->k->vars[var].kind;
+  return (kind == KV_LOCAL || kind == KV_LOOP) &&
+         (var == c->L->loop_var || (c->copied && c->copied[var]) || !kst_assigns(c->L->then, var));
 }
 
 /* Whether e can be evaluated again in each part of loop L: arithmetic on literals, the
  * kernel's scalars, L's variable, values L does not assign and the locals in `copied`; no
  * load or call. */
 static int recomputable(const kkernel *k, const kstmt *L, const unsigned char *copied, const kexpr *e) {
-  if (!e)
-    return 1;
-  switch (e->kind) {
-  case KE_INT:
-  case KE_FLT:
-  case KE_CONST: return 1;
-  case KE_PARAM: return !k->params[e->param].is_pointer;
-  case KE_VAR:
-    return (k->vars[e->var].kind == KV_LOCAL || k->vars[e->var].kind == KV_LOOP) &&
-           (e->var == L->loop_var || (copied && copied[e->var]) || !kst_assigns(L->then, e->var));
-  case KE_UNARY:
-  case KE_BINARY:
-  case KE_CAST:
-  case KE_SELECT:
-    return recomputable(k, L, copied, e->a) && recomputable(k, L, copied, e->b) && recomputable(k, L, copied, e->c);
-  default: return 0;
-  }
+  again_ctx c = {k, L, copied};
+  return arith_of(k, e, 1, again_var, &c);
 }
 
 /* Whether s is a declaration statement (`float a = 0, b = 0;` is a block of them) that
@@ -631,16 +646,7 @@ static int is_decl_of(const kstmt *s, int var) {
 
 /* Whether s holds a `continue` of the loop it is in (inner loops' own aside): a part
  * without it would not skip what it skips. */
-static int continues(const kstmt *s) {
-  if (!s || s->kind == KST_FOR || s->kind == KST_WHILE)
-    return 0;
-  if (s->kind == KST_CONTINUE)
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (continues(s->body[i]))
-      return 1;
-  return continues(s->then) || continues(s->orelse);
-}
+static int continues(const kstmt *s) { return exits(s, 1u << KST_CONTINUE, 0); }
 
 /* Whether L's bounds read no buffer and nothing L's body assigns: each part of L, evaluating
  * them again after the parts before it ran, gets the same iterations. */
@@ -713,7 +719,9 @@ static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
     return 0;
   /* the groups: pieces that share a variable L changes, or an array */
   int up[MAX_PIECES];
-  unsigned char *copied = arena_alloc(p->m->arena, (size_t)k->nvars + 1);
+  if (!p->copied)
+    p->copied = arena_alloc(p->m->arena, (size_t)k->nvars + 1);
+  unsigned char *copied = p->copied;
   memset(copied, 0, (size_t)k->nvars + 1);
   int copy_piece[MAX_PIECES] = {0};
   for (int i = 0; i < np; i++)
@@ -733,7 +741,7 @@ static int distribute(plan *p, const kstmt *L, int depth, const kstmt **part) {
       continue;
     kvar_kind kind = k->vars[v].kind;
     if (kind == KV_LOCAL || kind == KV_LOOP) {
-      int assigned = count_assigns(L->then, v);
+      int assigned = kst_count_assigns(L->then, v);
       if (!assigned)
         continue; /* a value L only reads */
       if (assigned == 1 && decl >= 0 && piece[decl]->kind == KST_DECL && piece[decl]->value &&

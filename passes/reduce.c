@@ -56,17 +56,17 @@ int kx_uses_builtins(const kexpr *e, unsigned which) {
   return kx_uses_builtins(e->a, which) || kx_uses_builtins(e->b, which) || kx_uses_builtins(e->c, which);
 }
 
-int kst_assigns(const kstmt *s, int var) {
+int kst_count_assigns(const kstmt *s, int var) {
   if (!s)
     return 0;
-  if ((s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == var)
-    return 1;
+  int n = (s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == var;
   for (int i = 0; i < s->nbody; i++)
-    if (kst_assigns(s->body[i], var))
-      return 1;
-  return kst_assigns(s->then, var) || kst_assigns(s->orelse, var) || kst_assigns(s->init, var) ||
-         kst_assigns(s->step, var);
+    n += kst_count_assigns(s->body[i], var);
+  return n + kst_count_assigns(s->then, var) + kst_count_assigns(s->orelse, var) + kst_count_assigns(s->init, var) +
+         kst_count_assigns(s->step, var);
 }
+
+int kst_assigns(const kstmt *s, int var) { return kst_count_assigns(s, var) > 0; }
 
 /* Whether s, or a statement in it, satisfies spred(s, arg) (when given), or one of their
  * expressions epred(e, arg). */

@@ -51,6 +51,8 @@ int kx_is_zero(const kexpr *e);
 int kx_uses_builtins(const kexpr *e, unsigned which);
 /* Whether statement s (nested ones included) assigns or declares var. */
 int kst_assigns(const kstmt *s, int var);
+/* The number of statements in s (s included) that assign or declare var. */
+int kst_count_assigns(const kstmt *s, int var);
 /* Whether statement s (nested ones included) names var anywhere: reads, assigns, declares
  * it, or loads through it. */
 int kst_names(const kstmt *s, int var);
