@@ -98,7 +98,7 @@ typedef struct item {
 
 /* The host loops around what is being planned or printed, outermost first. */
 typedef struct hostloops {
-  const kstmt *loop[MAX_HOST];
+  const kstmt *loop[MAX_HOST + 3];   /* + a grid's outer loops, for its extents (corners()) */
   int n;
 } hostloops;
 
@@ -1368,6 +1368,122 @@ static const kstmt *promoted(const gen *g, const item *it) {
   return st;
 }
 
+/* Whether text is one parenthesized expression: `(n)`, not `(a) + (b)`. */
+static int is_parenthesized(const char *text) {
+  size_t n = strlen(text);
+  if (n < 2 || text[0] != '(' || text[n - 1] != ')')
+    return 0;
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (!depth && i + 1 < n)
+      return 0;
+  }
+  return 1;
+}
+
+/* Whether e names the variable of one of the n loops (through locals' initializers too). */
+static int names_band(const gen *g, const kexpr *e, const kstmt *const *loop, int n) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR) {
+    for (int i = 0; i < n; i++)
+      if (e->var == loop[i]->loop_var)
+        return 1;
+    const kvar *v = &g->k->vars[e->var];
+    return v->kind == KV_LOCAL && v->init && names_band(g, v->init, loop, n);
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (names_band(g, e->args[i], loop, n))
+      return 1;
+  return names_band(g, e->a, loop, n) || names_band(g, e->b, loop, n) || names_band(g, e->c, loop, n);
+}
+
+/* Whether e is linear in the variables of the n loops: sums of them, each times a factor
+ * that names none of them (locals through their initializers). */
+static int linear_in_band(const gen *g, const kexpr *e, const kstmt *const *loop, int n) {
+  if (!names_band(g, e, loop, n))
+    return 1;
+  switch (e->kind) {
+  case KE_VAR:
+    for (int i = 0; i < n; i++)
+      if (e->var == loop[i]->loop_var)
+        return 1;
+    return linear_in_band(g, g->k->vars[e->var].init, loop, n);
+  case KE_CAST: return linear_in_band(g, e->a, loop, n);
+  case KE_UNARY: return (e->op == KO_NEG || e->op == KO_PLUS) && linear_in_band(g, e->a, loop, n);
+  case KE_BINARY:
+    if (e->op == KO_MUL && names_band(g, e->a, loop, n) && names_band(g, e->b, loop, n))
+      return 0;
+    return (e->op == KO_ADD || e->op == KO_SUB || e->op == KO_MUL) && linear_in_band(g, e->a, loop, n) &&
+           linear_in_band(g, e->b, loop, n);
+  default: return 0;
+  }
+}
+
+/* The most threads that grid loop band[i] needs, where its bounds name loops of the band
+ * around it (a triangle: `j < i + 1`), as host lines in pre that compute it into kf_<dim>:
+ * its bounds are linear in those loops' variables, so its extent is largest at a corner of
+ * their ranges, which the host evaluates in turn. Returns the variable's name, or NULL
+ * (nothing added) where the bounds are not linear or an outer loop's range is not the
+ * host's to evaluate. */
+static const char *corners(gen *g, const item *it, int i, char dim, strbuf *pre) {
+  const kstmt *L = it->band[i], *outer[3];
+  int n = 0;
+  for (int j = 0; j < i; j++) {
+    const kstmt *O = it->band[j];
+    if (!names_band(g, L->lo, &O, 1) && !names_band(g, L->hi, &O, 1))
+      continue;
+    const kexpr *st = kx_strip(O->stride);
+    if (!host_bounds(g, O) || st->kind != KE_INT || st->ival <= 0)
+      return NULL;
+    outer[n++] = O;
+  }
+  if (!n || !linear_in_band(g, L->lo, outer, n) || !linear_in_band(g, L->hi, outer, n))
+    return NULL;
+  int saved = g->host.n;
+  for (int j = 0; j < n; j++)
+    g->host.loop[g->host.n++] = outer[j];
+  int ok = host_bounds(g, L);
+  g->host.n = saved;
+  if (!ok)
+    return NULL;
+  const char *var = g->k->vars[L->loop_var].name, *x = arena_printf(g->v->a, "kf_%c", dim);
+  sb_printf(pre, "// the threads along %s: its bounds are linear in", var);
+  for (int j = 0; j < n; j++)
+    sb_printf(pre, "%s %s", j ? " and" : "", g->k->vars[outer[j]->loop_var].name);
+  if (n == 1)
+    sb_printf(pre, ", so it runs longest at %s's first or last value", g->k->vars[outer[0]->loop_var].name);
+  else
+    sb_puts(pre, ", so it runs longest at a corner of their ranges");
+  sb_printf(pre, "\nlong long %s = 0;\n", x);
+  g->in_device = 0;
+  const char *at[3][2]; /* each outer loop's first value and its last (at most hi - 1) */
+  for (int j = 0; j < n; j++) {
+    strbuf lo = {0}, hi = {0};
+    print_e(g, outer[j]->lo, &lo);
+    print_e(g, outer[j]->hi, &hi);
+    at[j][0] = arena_strdup(g->v->a, lo.s);
+    at[j][1] = outer[j]->hi_inclusive ? arena_strdup(g->v->a, hi.s)
+               : is_parenthesized(hi.s) ? arena_printf(g->v->a, "%s - 1", hi.s)
+                                        : arena_printf(g->v->a, "(%s) - 1", hi.s);
+    sb_free(&lo);
+    sb_free(&hi);
+  }
+  for (int j = 0; j < n; j++)
+    g->host.loop[g->host.n++] = outer[j];
+  const char *count = extent(g, L, g->v->a);
+  g->host.n = saved;
+  for (int c = 0; c < 1 << n; c++) {
+    sb_puts(pre, "{\n");
+    for (int j = 0; j < n; j++)
+      sb_printf(pre, "  const %s kf_%s = %s;\n", vtype(g, outer[j]->loop_var), g->k->vars[outer[j]->loop_var].name,
+                at[j][c >> j & 1]);
+    sb_printf(pre, "  const long long kf_e = %s;\n  if (kf_e > %s)\n    %s = kf_e;\n}\n", count, x, x);
+  }
+  return x;
+}
+
 static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
   strbuf *b = &g->kernels;
@@ -1440,17 +1556,35 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   int bdim[3] = {bx, by, bz};
   const char *gd[3] = {"1", "1", "1"};
   g->in_device = 0;
+  strbuf pre = {0}; /* host lines computing an extent from the outer loops' (corners()) */
   for (int i = 0; i < nb; i++) {
     int d = nb - 1 - i;
     static const long long cap[3] = {1 << 20, 65535, 65535};
+    const char *most = host_bounds(g, it->band[i]) ? NULL : corners(g, it, i, dim_name[d], &pre);
     if (host_bounds(g, it->band[i]))
       gd[d] = arena_printf(g->v->a, "kfuse_par_blocks(%s, %d, %lld)", extent(g, it->band[i], g->v->a), bdim[d], cap[d]);
+    else if (most)
+      gd[d] = arena_printf(g->v->a, "kfuse_par_blocks(%s, %d, %lld)", most, bdim[d], cap[d]);
     else
       gd[d] = d == 0 ? "256" : "64";
   }
   const char *grid = nb == 1 ? gd[0] : arena_printf(g->v->a, "dim3(%s, %s, %s)", gd[0], gd[1], gd[2]);
   const char *block = nb == 1 ? arena_printf(g->v->a, "%d", bx) : arena_printf(g->v->a, "dim3(%d, %d, %d)", bx, by, bz);
-  launch(g, name, grid, block, NULL, h, depth);
+  if (pre.len) {
+    print_indent(h, depth);
+    sb_puts(h, "{\n");
+    for (const char *l = pre.s; *l;) {
+      const char *e = strchr(l, '\n');
+      print_indent(h, depth + 1);
+      sb_printf(h, "%.*s\n", (int)(e - l), l);
+      l = e + 1;
+    }
+    launch(g, name, grid, block, NULL, h, depth + 1);
+    print_indent(h, depth);
+    sb_puts(h, "}\n");
+  } else
+    launch(g, name, grid, block, NULL, h, depth);
+  sb_free(&pre);
 }
 
 static const char *identity(const char *op, ktype t) {
