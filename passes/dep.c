@@ -163,6 +163,9 @@ typedef struct ctx {
   char print_as;                /* print either side's dims as this side's ('a'), or 0 */
   const char *order;            /* pair(): the iterations of L compared, "<" for a later
                                  * than b, "<=" for a no earlier; NULL for any two */
+  const kstmt *front;           /* pair(): or the loop J in L whose iterations run in fronts
+                                 * of front_s * L's variable + J's (dep_fronts()) */
+  int front_s;
 } ctx;
 
 static int is_loop_of(const kstmt *const *loops, int n, int var) {
@@ -592,7 +595,13 @@ static const char *pair(asker *k, const access *a, const access *b) {
   domain(c, b, 'b', &s);
   for (int i = 0; i < c->nouter; i++)
     loop_constraints(c, a, 'a', c->outer[i], 1, &s);
-  if (c->order)
+  if (c->front) { /* one iteration before the other in the serial order, its front no earlier */
+    int l = L->loop_var, j = c->front->loop_var, f = c->front_s;
+    sb_printf(&s, " and ((a%d < b%d or (a%d = b%d and a%d < b%d)) and %d * a%d + a%d >= %d * b%d + b%d", l, l, l, l, j,
+              j, f, l, j, f, l, j);
+    sb_printf(&s, " or (b%d < a%d or (b%d = a%d and b%d < a%d)) and %d * b%d + b%d >= %d * a%d + a%d)", l, l, l, l, j,
+              j, f, l, j, f, l, j);
+  } else if (c->order)
     sb_printf(&s, " and b%d %s a%d", L->loop_var, c->order, L->loop_var);
   else
     sb_printf(&s, " and (a%d < b%d or a%d > b%d)", L->loop_var, L->loop_var, L->loop_var, L->loop_var);
@@ -615,6 +624,10 @@ static const char *pair(asker *k, const access *a, const access *b) {
   if (none)
     return NULL;
   const char *what = arena_printf(ar, "touch one element in two iterations of '%s'", c->q->k->vars[L->loop_var].name);
+  if (c->front) {
+    isl_point_free(pt);
+    return describe(c, a, b, "touch one element in two fronts, the later one first in the loops' order");
+  }
   if (pt) {
     isl_val *va = isl_point_get_coordinate_val(pt, isl_dim_set, 0);
     isl_val *vb = isl_point_get_coordinate_val(pt, isl_dim_set, a->nloops);
@@ -633,7 +646,7 @@ static const char *pair(asker *k, const access *a, const access *b) {
 /* The pairs of w's accesses from `from` on, or with the first `split` on the left and the
  * rest on the right (split > 0), that may touch one element, as ctx's order says: NULL
  * when none, else why. */
-static const char *pairs(const dep_query *q, walk *w, int split, const char *order) {
+static const char *pairs(const dep_query *q, walk *w, int split, const char *order, const kstmt *front, int front_s) {
   if (w->why)
     return arena_printf(q->m->arena, "%s (line %u)", w->why, model_line(q->m, w->why_pos));
   int any_store = 0;
@@ -645,6 +658,8 @@ static const char *pairs(const dep_query *q, walk *w, int split, const char *ord
   memset(&c, 0, sizeof c);
   c.q = q;
   c.order = order;
+  c.front = front;
+  c.front_s = front_s;
   outer_loops(q->k->body, q->at ? q->at : q->around ? q->around : q->loop, c.outer, &c.nouter);
   asker k = {isl_ctx_alloc(), &c};
   isl_options_set_on_error(k.isl, ISL_ON_ERROR_CONTINUE);
@@ -669,7 +684,7 @@ const char *dep_carried(const dep_query *q) {
   if (q->around)
     w_.stack[w_.depth++] = q->around;
   walk_stmt(&w_, q->loop->then);
-  return pairs(q, &w_, 0, NULL);
+  return pairs(q, &w_, 0, NULL, NULL, 0);
 }
 
 const char *dep_reversed(const dep_query *q, const kstmt *const *x, int nx, const kstmt *const *y, int ny,
@@ -683,6 +698,18 @@ const char *dep_reversed(const dep_query *q, const kstmt *const *x, int nx, cons
   for (int i = 0; i < ny; i++)
     walk_stmt(&w_, y[i]);
   if (!split || split == w_.n)
-    return w_.why ? pairs(q, &w_, 0, NULL) : NULL;
-  return pairs(q, &w_, split, same_too ? "<=" : "<");
+    return w_.why ? pairs(q, &w_, 0, NULL, NULL, 0) : NULL;
+  return pairs(q, &w_, split, same_too ? "<=" : "<", NULL, 0);
+}
+
+const char *dep_fronts(const dep_query *q, const kstmt *J, int s) {
+  memset(&w_, 0, sizeof w_);
+  w_.q = q;
+  w_.stack[w_.depth++] = q->loop;
+  walk_stmt(&w_, q->loop->then);
+  for (int i = 0; i < w_.n; i++)
+    if (w_.acc[i].nloops < 2 || w_.acc[i].loops[1] != J)
+      return arena_printf(q->m->arena, "has an access outside the loop over '%s' (line %u)", q->k->vars[J->loop_var].name,
+                          model_line(q->m, w_.acc[i].pos));
+  return pairs(q, &w_, 0, NULL, J, s);
 }

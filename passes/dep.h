@@ -49,4 +49,12 @@ const char *dep_carried(const dep_query *q);
 const char *dep_reversed(const dep_query *q, const kstmt *const *x, int nx, const kstmt *const *y, int ny,
                          int same_too);
 
+/* Whether L's iterations and those of J, the loop L's body ends with (after declarations
+ * only), can run in fronts: every pair (l, j) with s * l + j = f at once, the fronts f in
+ * increasing order. NULL when no two accesses touch one element in two iterations whose
+ * order that reverses or makes simultaneous (the iteration first in the loops' order must
+ * be in an earlier front), one of the two a store; else why. Every access must be inside J.
+ * q's `around` and `skip` are not used. */
+const char *dep_fronts(const dep_query *q, const kstmt *J, int s);
+
 #endif

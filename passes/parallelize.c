@@ -69,7 +69,7 @@
  * both); a loop inside one stays in its kernel. */
 enum { MAX_ITEMS = 64, MAX_STMTS = 256, MAX_RED = 4, MAX_HOST = 1, RED_PARTS = 1024, MAX_PIECES = 32, MAX_COPIES = 128 };
 
-typedef enum item_kind { IT_SERIAL, IT_PAR, IT_RED, IT_SCAN, IT_LOOP } item_kind;
+typedef enum item_kind { IT_SERIAL, IT_PAR, IT_RED, IT_SCAN, IT_LOOP, IT_WAVE } item_kind;
 
 typedef struct item {
   item_kind kind;
@@ -94,6 +94,8 @@ typedef struct item {
                                  * a band loop's body, printed after that loop's header */
   int pre_level[4];             /* the band loop each is in */
   int npre;
+  int front_s;                  /* IT_WAVE: band[0] and band[1] run in fronts of
+                                 * front_s * band[0]'s variable + band[1]'s, one launch each */
 } item;
 
 /* The host loops around what is being planned or printed, outermost first. */
@@ -148,6 +150,45 @@ static int host_var(const void *ctx, int var) {
 static int host_expr(const kkernel *k, const hostloops *h, const kexpr *e) {
   host_ctx c = {k, h};
   return arith_of(k, e, 0, host_var, &c);
+}
+
+/* Whether e names the variable of one of the n loops (through locals' initializers too). */
+static int names_band(const kkernel *k, const kexpr *e, const kstmt *const *loop, int n) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR) {
+    for (int i = 0; i < n; i++)
+      if (e->var == loop[i]->loop_var)
+        return 1;
+    const kvar *v = &k->vars[e->var];
+    return v->kind == KV_LOCAL && v->init && names_band(k, v->init, loop, n);
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (names_band(k, e->args[i], loop, n))
+      return 1;
+  return names_band(k, e->a, loop, n) || names_band(k, e->b, loop, n) || names_band(k, e->c, loop, n);
+}
+
+/* Whether e is linear in the variables of the n loops: sums of them, each times a factor
+ * that names none of them (locals through their initializers). */
+static int linear_in_band(const kkernel *k, const kexpr *e, const kstmt *const *loop, int n) {
+  if (!names_band(k, e, loop, n))
+    return 1;
+  switch (e->kind) {
+  case KE_VAR:
+    for (int i = 0; i < n; i++)
+      if (e->var == loop[i]->loop_var)
+        return 1;
+    return linear_in_band(k, k->vars[e->var].init, loop, n);
+  case KE_CAST: return linear_in_band(k, e->a, loop, n);
+  case KE_UNARY: return (e->op == KO_NEG || e->op == KO_PLUS) && linear_in_band(k, e->a, loop, n);
+  case KE_BINARY:
+    if (e->op == KO_MUL && names_band(k, e->a, loop, n) && names_band(k, e->b, loop, n))
+      return 0;
+    return (e->op == KO_ADD || e->op == KO_SUB || e->op == KO_MUL) && linear_in_band(k, e->a, loop, n) &&
+           linear_in_band(k, e->b, loop, n);
+  default: return 0;
+  }
 }
 
 typedef struct plan {
@@ -850,6 +891,54 @@ static int plan_parts(plan *p, const kstmt *s, int band, item **items, int *nite
   return 1;
 }
 
+/* Whether L and the loop J its body ends with (after declarations: band_loop()) can run as
+ * a wavefront (nussinov, a Gauss-Seidel sweep): J's iterations under each of L's in fronts of
+ * s * L's variable + J's (s = 1, else 2), each front a launch of a grid over L, J's variable
+ * computed from the front. Needs: J stepping by 1; its bounds linear in L's variable, which
+ * the host evaluates (for the fronts' range); no variable from outside L assigned in it; no
+ * break or return; and dep_fronts() (isl): no access pair whose order the fronts reverse.
+ * Fills it; NULL when it holds, else why. */
+static const char *wave_match(plan *p, const kstmt *L, item *it) {
+  const kkernel *k = p->k;
+  const char *why = own_loop(p, L);
+  if (why)
+    return why;
+  item probe = {0};
+  const kstmt *J = band_loop(p, L, 0, &probe);
+  if (!J || own_loop(p, J) || kx_strip(J->stride)->ival != 1 || mentions_loop(L, J->loop_var))
+    return "is not a loop nest that can run in fronts";
+  if (!host_expr(k, &p->host, L->lo) || !host_expr(k, &p->host, L->hi))
+    return "has bounds the host cannot evaluate";
+  p->host.loop[p->host.n++] = L;
+  int host = host_expr(k, &p->host, J->lo) && host_expr(k, &p->host, J->hi);
+  p->host.n--;
+  if (!host || !linear_in_band(k, J->lo, &L, 1) || !linear_in_band(k, J->hi, &L, 1))
+    return "has an inner loop whose bounds are not linear in its variable";
+  for (int v = 0; v < k->nvars; v++) {
+    if (v == L->loop_var || !kst_names(L, v) || declares(L->then, v))
+      continue;
+    if (k->vars[v].kind == KV_LOCAL_ARRAY || k->vars[v].kind == KV_SHARED)
+      return arena_printf(p->m->arena, "uses the array '%s' declared outside it", k->vars[v].name);
+    if (kst_assigns(L->then, v))
+      return arena_printf(p->m->arena, "assigns '%s' (declared outside it)", k->vars[v].name);
+  }
+  dep_query q = {p->m, k, L, 0, NULL, origin_of(p, L)};
+  for (int s = 1; s <= 2; s++) {
+    why = dep_fronts(&q, J, s);
+    if (!why) {
+      *it = probe;
+      it->kind = IT_WAVE;
+      it->loop = L;
+      it->band[0] = L;
+      it->band[1] = J;
+      it->nband = 2;
+      it->front_s = s;
+      return NULL;
+    }
+  }
+  return why;
+}
+
 static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
   if (s->kind == KST_BLOCK && !s->text) {
     plan_list(p, (const kstmt *const *)s->body, s->nbody, items, nitems);
@@ -928,6 +1017,8 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
    * parallel */
   if (plan_parts(p, s, 0, items, nitems))
     return;
+  int nrefused = p->nrefused;
+  const char *first_why = p->why;
   note_refusal(p, s, why);
   /* a loop the host can run: its items may be parallel */
   if (!own_loop(p, s) && p->host.n < MAX_HOST && host_expr(p->k, &p->host, s->lo) && host_expr(p->k, &p->host, s->hi)) {
@@ -948,6 +1039,16 @@ static void plan_stmt(plan *p, const kstmt *s, item **items, int *nitems) {
       it->nbody = nsub;
       return;
     }
+  }
+  /* else the nest in fronts (a wavefront): more launches than a host loop over s, each with
+   * less work, so only where that has nothing parallel */
+  memset(&probe, 0, sizeof probe);
+  if (!p->fail && !wave_match(p, s, &probe)) {
+    p->nrefused = nrefused; /* s and the loops in it are not kept serial after all */
+    p->why = first_why;
+    *push(p, items, nitems) = probe;
+    p->nparallel++;
+    return;
   }
   serial(p, s, items, nitems);
 }
@@ -1067,7 +1168,14 @@ static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
                   "parallelized: the loop over '%s' as a 1-D grid, interchanged with the loop over '%s' around it, "
                   "which each thread runs [-Rpass=parallelize]",
                   last_plan.k->vars[it->loop->loop_var].name, last_plan.k->vars[it->inner->loop_var].name);
-    } else if (it->kind == IT_PAR)
+    } else if (it->kind == IT_WAVE)
+      diag_report(d, DIAG_REMARK, m->path, line, col,
+                  "parallelized: the loop over '%s' as a wavefront with the loop over '%s' in it (fronts of %s%s + %s, "
+                  "a launch each) [-Rpass=parallelize]",
+                  last_plan.k->vars[it->loop->loop_var].name, last_plan.k->vars[it->band[1]->loop_var].name,
+                  it->front_s == 1 ? "" : "2 * ", last_plan.k->vars[it->loop->loop_var].name,
+                  last_plan.k->vars[it->band[1]->loop_var].name);
+    else if (it->kind == IT_PAR)
       diag_report(d, DIAG_REMARK, m->path, line, col, "parallelized: the loop over '%s' as a %d-D grid%s [-Rpass=parallelize]",
                   last_plan.k->vars[it->loop->loop_var].name, it->nband, it->atomic ? ", its additions atomic" : "");
     else if (it->kind != IT_LOOP)
@@ -1382,45 +1490,6 @@ static int is_parenthesized(const char *text) {
   return 1;
 }
 
-/* Whether e names the variable of one of the n loops (through locals' initializers too). */
-static int names_band(const gen *g, const kexpr *e, const kstmt *const *loop, int n) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_VAR) {
-    for (int i = 0; i < n; i++)
-      if (e->var == loop[i]->loop_var)
-        return 1;
-    const kvar *v = &g->k->vars[e->var];
-    return v->kind == KV_LOCAL && v->init && names_band(g, v->init, loop, n);
-  }
-  for (int i = 0; i < e->nargs; i++)
-    if (names_band(g, e->args[i], loop, n))
-      return 1;
-  return names_band(g, e->a, loop, n) || names_band(g, e->b, loop, n) || names_band(g, e->c, loop, n);
-}
-
-/* Whether e is linear in the variables of the n loops: sums of them, each times a factor
- * that names none of them (locals through their initializers). */
-static int linear_in_band(const gen *g, const kexpr *e, const kstmt *const *loop, int n) {
-  if (!names_band(g, e, loop, n))
-    return 1;
-  switch (e->kind) {
-  case KE_VAR:
-    for (int i = 0; i < n; i++)
-      if (e->var == loop[i]->loop_var)
-        return 1;
-    return linear_in_band(g, g->k->vars[e->var].init, loop, n);
-  case KE_CAST: return linear_in_band(g, e->a, loop, n);
-  case KE_UNARY: return (e->op == KO_NEG || e->op == KO_PLUS) && linear_in_band(g, e->a, loop, n);
-  case KE_BINARY:
-    if (e->op == KO_MUL && names_band(g, e->a, loop, n) && names_band(g, e->b, loop, n))
-      return 0;
-    return (e->op == KO_ADD || e->op == KO_SUB || e->op == KO_MUL) && linear_in_band(g, e->a, loop, n) &&
-           linear_in_band(g, e->b, loop, n);
-  default: return 0;
-  }
-}
-
 /* The most threads that grid loop band[i] needs, where its bounds name loops of the band
  * around it (a triangle: `j < i + 1`), as host lines in pre that compute it into kf_<dim>:
  * its bounds are linear in those loops' variables, so its extent is largest at a corner of
@@ -1432,14 +1501,14 @@ static const char *corners(gen *g, const item *it, int i, char dim, strbuf *pre)
   int n = 0;
   for (int j = 0; j < i; j++) {
     const kstmt *O = it->band[j];
-    if (!names_band(g, L->lo, &O, 1) && !names_band(g, L->hi, &O, 1))
+    if (!names_band(g->k, L->lo, &O, 1) && !names_band(g->k, L->hi, &O, 1))
       continue;
     const kexpr *st = kx_strip(O->stride);
     if (!host_bounds(g, O) || st->kind != KE_INT || st->ival <= 0)
       return NULL;
     outer[n++] = O;
   }
-  if (!n || !linear_in_band(g, L->lo, outer, n) || !linear_in_band(g, L->hi, outer, n))
+  if (!n || !linear_in_band(g->k, L->lo, outer, n) || !linear_in_band(g->k, L->hi, outer, n))
     return NULL;
   int saved = g->host.n;
   for (int j = 0; j < n; j++)
@@ -1585,6 +1654,94 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   } else
     launch(g, name, grid, block, NULL, h, depth);
   sb_free(&pre);
+}
+
+/* A wavefront (wave_match()): a kernel over L's iterations for one front f, each thread
+ * computing J's variable as f - s * L's and running that iteration of J where it is in J's
+ * bounds; the host loops over the fronts from the least to the most, which it evaluates at
+ * L's first and last values (J's bounds are linear in L's variable). */
+static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
+  const kstmt *L = it->band[0], *J = it->band[1];
+  const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
+  const char *lv = g->k->vars[L->loop_var].name, *jv = g->k->vars[J->loop_var].name;
+  const char *front = it->front_s == 1 ? arena_printf(g->v->a, "%s + %s", lv, jv)
+                                       : arena_printf(g->v->a, "%d * %s + %s", it->front_s, lv, jv);
+  strbuf *b = &g->kernels;
+  g->in_device = 1;
+  g->frame_direct = 0;
+  g->red_var = -1;
+  const char *what = arena_printf(g->v->a,
+                                  "the loops at lines %u and %u as a wavefront, one launch a front of %s: a 1-D "
+                                  "grid over %s, each thread the %s of its front",
+                                  model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv, jv);
+  kernel_head(g, name, what, ", long long kf_front", b);
+  frame_reads(g, L, b);
+  grid_loop(g, L, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
+  for (int j = 0; j < it->npre; j++)
+    print_stmt_hooked(g, it->pre[j], 2, b);
+  if (it->front_s == 1)
+    sb_printf(b, "    const %s %s = (%s)(kf_front - %s);\n", vtype(g, J->loop_var), jv, vtype(g, J->loop_var), lv);
+  else
+    sb_printf(b, "    const %s %s = (%s)(kf_front - %d * (long long)%s);\n", vtype(g, J->loop_var), jv,
+              vtype(g, J->loop_var), it->front_s, lv);
+  sb_printf(b, "    if (%s < ", jv);
+  print_e(g, J->lo, b);
+  sb_printf(b, " || %s %s ", jv, J->hi_inclusive ? ">" : ">=");
+  print_e(g, J->hi, b);
+  sb_puts(b, ")\n      continue; /* not in this front */\n");
+  body_of(g, J, 2, b);
+  sb_puts(b, "  }\n}\n\n");
+  /* the host: the fronts' range at L's first and last values, then a launch a front */
+  g->in_device = 0;
+  strbuf lo = {0}, hi = {0}, jlo = {0}, jhi = {0};
+  print_e(g, L->lo, &lo);
+  print_e(g, L->hi, &hi);
+  g->host.loop[g->host.n++] = L;
+  print_e(g, J->lo, &jlo);
+  print_e(g, J->hi, &jhi);
+  g->host.n--;
+  const char *last = L->hi_inclusive ? hi.s : is_parenthesized(hi.s) ? arena_printf(g->v->a, "%s - 1", hi.s)
+                                                                   : arena_printf(g->v->a, "(%s) - 1", hi.s);
+  print_indent(h, depth);
+  sb_puts(h, "{\n");
+  print_indent(h, depth + 1);
+  sb_printf(h, "// the fronts of %s: linear in %s, so the first and last are at %s's first or last value\n", front,
+            lv, lv);
+  print_indent(h, depth + 1);
+  sb_puts(h, "long long kf_first, kf_last;\n");
+  for (int c = 0; c < 2; c++) {
+    print_indent(h, depth + 1);
+    sb_puts(h, "{\n");
+    print_indent(h, depth + 2);
+    sb_printf(h, "const %s kf_%s = %s;\n", vtype(g, L->loop_var), lv, c ? last : lo.s);
+    print_indent(h, depth + 2);
+    const char *at = it->front_s == 1 ? arena_printf(g->v->a, "(long long)kf_%s", lv)
+                                      : arena_printf(g->v->a, "%d * (long long)kf_%s", it->front_s, lv);
+    sb_printf(h, "const long long kf_lo = %s + (%s), kf_hi = %s + (%s)%s;\n", at, jlo.s, at, jhi.s,
+              J->hi_inclusive ? "" : " - 1");
+    print_indent(h, depth + 2);
+    if (c)
+      sb_puts(h, "kf_first = kf_lo < kf_first ? kf_lo : kf_first;\n");
+    else
+      sb_puts(h, "kf_first = kf_lo;\n");
+    print_indent(h, depth + 2);
+    if (c)
+      sb_puts(h, "kf_last = kf_hi > kf_last ? kf_hi : kf_last;\n");
+    else
+      sb_puts(h, "kf_last = kf_hi;\n");
+    print_indent(h, depth + 1);
+    sb_puts(h, "}\n");
+  }
+  print_indent(h, depth + 1);
+  sb_puts(h, "for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
+  const char *grid = arena_printf(g->v->a, "kfuse_par_blocks(%s, %d, %d)", extent(g, L, g->v->a), g->block, 1 << 20);
+  launch(g, name, grid, arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 2);
+  print_indent(h, depth);
+  sb_puts(h, "}\n");
+  sb_free(&lo);
+  sb_free(&hi);
+  sb_free(&jlo);
+  sb_free(&jhi);
 }
 
 static const char *identity(const char *op, ktype t) {
@@ -1895,6 +2052,7 @@ static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth) {
     case IT_RED: gen_red(g, &items[i], h, depth); break;
     case IT_SCAN: gen_scan(g, &items[i], h, depth); break;
     case IT_LOOP: gen_loop(g, &items[i], h, depth); break;
+    case IT_WAVE: gen_wave(g, &items[i], h, depth); break;
     }
   }
 }

@@ -1,6 +1,11 @@
 // serial: floyd_warshall: all-pairs shortest path lengths, relaxed in place through each intermediate vertex k
 // kind: medley
-// expect: refuse: in step k, path[i][j] = min(path[i][j], path[i][k] + path[k][j]) writes path[i][k] (j == k) that the other j of row i read, and row k (i == k) that every i reads; the i and j loops are independent only because path[k][k] >= 0 leaves row and column k unchanged, a fact about the values, not the indices
+// expect: parallel
+// In step k, path[i][j] = min(path[i][j], path[i][k] + path[k][j]) writes path[i][k] (j == k)
+// that the other j of row i read, and row k (i == k) that every i reads: the i and j loops are
+// independent only because path[k][k] >= 0 leaves row and column k unchanged, a fact about the
+// values, not the indices. Fronts of i + j within each step keep every one of those orders:
+// kfuse's wavefront (session 24; until then a must-refuse program).
 // port: ports/floyd_warshall.cu
 #include <cuda_runtime.h>
 

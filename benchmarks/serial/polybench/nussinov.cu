@@ -1,7 +1,11 @@
 // serial: nussinov: RNA secondary structure by dynamic programming, the most base pairs of seq[i..j] for every i < j
 // kind: medley
-// parallel-ok: 11 (the table's zeroing)
-// expect: refuse: table[i][j] reads table[i][j-1] of the same row (distance (0,1) over the j loop) and table[i+1][j], table[i+1][j-1] and table[k+1][j] of rows finished by earlier iterations of the i loop (distance (1,*)); as written neither loop has independent iterations (only a skew to anti-diagonals would)
+// expect: parallel
+// As written neither loop has independent iterations: table[i][j] reads table[i][j-1] of the
+// same row (distance (0,1) over the j loop) and table[i+1][j], table[i+1][j-1] and table[k+1][j]
+// of rows finished by earlier iterations of the i loop (distance (1,*)). A skew to fronts of
+// ii + j (the anti-diagonals) has them: kfuse's wavefront (session 24; until then this program
+// was one that must be refused).
 // port: ports/nussinov.cu
 #include <cuda_runtime.h>
 

@@ -1,6 +1,10 @@
 // serial: seidel_2d: 2-D nine-point Gauss-Seidel smoothing in place, rows top to bottom, each row left to right
 // kind: stencil
-// expect: refuse: A[i][j] reads A[i][j-1] and A[i-1][j-1], A[i-1][j], A[i-1][j+1] written earlier in the same sweep (distances (0,1), (1,1), (1,0), (1,-1)) and A[i][j+1], A[i+1][*] that later iterations overwrite, so neither space loop has independent iterations (only a wavefront skew would)
+// expect: parallel
+// As written neither space loop has independent iterations: A[i][j] reads A[i][j-1] and
+// A[i-1][j-1], A[i-1][j], A[i-1][j+1] written earlier in the same sweep (distances (0,1), (1,1),
+// (1,0), (1,-1)) and A[i][j+1], A[i+1][*] that later iterations overwrite. Fronts of 2i + j
+// respect every one of them: kfuse's wavefront (session 24; until then a must-refuse program).
 #include <cuda_runtime.h>
 
 __global__ void seidel_2d_serial(float *A, int n, int tsteps) {

@@ -1,8 +1,8 @@
 // Loops whose iterations depend on each other stay serial, and -R names the dependence: the
-// statement pair and the distance (a recurrence, an in-place sweep), the scalar carried from
-// one iteration to the next, the index kfuse cannot model (a scatter through a load), the
-// component that may leave its row. A kernel that returns early, takes one buffer twice, or
-// runs in more than one thread is not the pass's. No variant is made: the output is the input.
+// statement pair and the distance (a recurrence; a row that carries its last value to the next,
+// which no wavefront orders either), the scalar carried from one iteration to the next, the index
+// kfuse cannot model (a scatter through a load), the component that may leave its row. A kernel
+// that returns early, takes one buffer twice, or runs in more than one thread is not the pass's.
 // RUN: %kfuse %s --passes=parallelize --emit=transformed -R -o %t.cu 2> %t.remarks
 // RUN: %strip-checks %t.remarks | FileCheck %s
 // RUN: cmp %s %t.cu
@@ -21,10 +21,12 @@ __global__ void lcg(int n, unsigned seed, int *out) {
   }
 }
 
-__global__ void seidel(int n, float *A) {
+__global__ void carried(int n, float *A, float *c) {
   for (int i = 1; i < n - 1; ++i)
-    for (int j = 1; j < n - 1; ++j)
-      A[i * n + j] = 0.25f * (A[(i - 1) * n + j] + A[i * n + j - 1] + A[i * n + j + 1] + A[(i + 1) * n + j]);
+    for (int j = 1; j < n - 1; ++j) {
+      A[i * n + j] = 0.5f * (A[i * n + j - 1] + c[i - 1]);
+      c[i] = A[i * n + j];
+    }
 }
 
 __global__ void scatter(int n, const int *idx, const float *x, float *y) {
@@ -70,7 +72,7 @@ extern "C" void all(const float *a, float *x, int *o, float *A, const int *idx, 
                     cudaStream_t stream) {
   recur<<<1, 1, 0, stream>>>(n, a, x);
   lcg<<<1, 1, 0, stream>>>(n, 7u, o);
-  seidel<<<1, 1, 0, stream>>>(n, A);
+  carried<<<1, 1, 0, stream>>>(n, A, x);
   scatter<<<1, 1, 0, stream>>>(n, idx, a, z);
   wide_rows<<<1, 1, 0, stream>>>(n, a, y);
   early<<<1, 1, 0, stream>>>(n, a, z);
@@ -80,10 +82,10 @@ extern "C" void all(const float *a, float *x, int *o, float *A, const int *idx, 
 
 // CHECK: refused.cu:12:3: remark: kept serial: the loop over 'i': x[i] (line 13) and x[i - 1] (line 13) touch one element 1 iteration of 'i' apart [-Rpass-missed=parallelize]
 // CHECK: refused.cu:18:3: remark: kept serial: the loop over 'i': assigns 'state' (declared outside it) in one iteration for the next [-Rpass-missed=parallelize]
-// CHECK: refused.cu:25:3: remark: kept serial: the loop over 'i': A[i * n + j] (line 27) and A[(i - 1) * n + j] (line 27) touch one element 1 iteration of 'i' apart [-Rpass-missed=parallelize]
+// CHECK: refused.cu:25:3: remark: kept serial: the loop over 'i': c[i - 1] (line 27) and c[i] (line 28) touch one element 1 iteration of 'i' apart [-Rpass-missed=parallelize]
 // CHECK: refused.cu:26:5: remark: kept serial: the loop over 'j': A[i * n + j] (line 27) and A[i * n + j - 1] (line 27) touch one element 1 iteration of 'j' apart [-Rpass-missed=parallelize]
-// CHECK: refused.cu:31:3: remark: kept serial: the loop over 'i': y[idx[i]] (line 32) and y[idx[i]] (line 32) may touch one element: an index kfuse cannot model [-Rpass-missed=parallelize]
-// CHECK: refused.cu:37:5: remark: kept serial: the loop over 'j': y[i * n + j] (line 38) and y[i * n + j] (line 38) may touch one element: a component of the index may leave its row [-Rpass-missed=parallelize]
+// CHECK: refused.cu:33:3: remark: kept serial: the loop over 'i': y[idx[i]] (line 34) and y[idx[i]] (line 34) may touch one element: an index kfuse cannot model [-Rpass-missed=parallelize]
+// CHECK: refused.cu:39:5: remark: kept serial: the loop over 'j': y[i * n + j] (line 40) and y[i * n + j] (line 40) may touch one element: a component of the index may leave its row [-Rpass-missed=parallelize]
 // CHECK: refused.cu:{{[0-9]+}}:3: remark: not parallelized: 'early' returns early: the statements after the return would run in launches of their own [-Rpass-missed=parallelize]
 // CHECK: refused.cu:{{[0-9]+}}:3: remark: not parallelized: 'twice' takes one buffer twice ('z') [-Rpass-missed=parallelize]
 // CHECK-NOT: 'already'

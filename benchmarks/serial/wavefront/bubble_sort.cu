@@ -1,6 +1,11 @@
 // serial: bubble_sort: sorts a ascending in place by n-1 bubble passes of adjacent swaps
-// kind: refuse
-// expect: refuse: the swap at i writes a[i+1], which the compare at i+1 reads (distance 1 in i); each pass reads what the previous pass wrote (carried by pass)
+// kind: medley
+// expect: parallel
+// As written neither loop has independent iterations: the swap at i writes a[i+1], which the
+// compare at i+1 reads (distance 1 in i), and each pass reads what the previous pass wrote
+// (carried by pass). Fronts of 2 * pass + i keep both orders (the passes pipelined, as in an
+// odd-even transposition sort): kfuse's wavefront (session 24; until then
+// refuse/bubble_sort.cu, a must-refuse program).
 #include <cuda_runtime.h>
 
 __global__ void bubble_sort_serial(int n, float *a) {

@@ -1,6 +1,10 @@
 // serial: seidel_2d: one in-place 2-D Gauss-Seidel sweep, A[i][j] = mean of itself and its 4 neighbours, row-major order
-// kind: refuse
-// expect: refuse: A[i][j] reads A[i-1][j] (distance (1,0), carried by i) and A[i][j-1] (distance (0,1), carried by j), both updated earlier in the sweep
+// kind: stencil
+// expect: parallel
+// As written neither loop has independent iterations: A[i][j] reads A[i-1][j] (distance (1,0),
+// carried by i) and A[i][j-1] (distance (0,1), carried by j), both updated earlier in the
+// sweep. Fronts of i + j respect both: kfuse's wavefront (session 24; until then this program
+// was refuse/seidel_2d.cu, a must-refuse program).
 #include <cuda_runtime.h>
 
 __global__ void seidel_2d_serial(int n, float *A) {
