@@ -22,7 +22,7 @@ __global__ void floyd_warshall_serial(float *path, int n) {
 // kfuse: inout path float[n][n]
 // kfuse: init path uniform(0,100)
 // kfuse: assume n >= 1
-// kfuse: tune n=256
+// kfuse: tune n=100
 // kfuse: check n=37
 extern "C" void floyd_warshall(float *path, int n, cudaStream_t stream) {
   floyd_warshall_serial<<<1, 1, 0, stream>>>(path, n);

@@ -18,7 +18,7 @@ __global__ void seidel_2d_serial(float *A, int n, int tsteps) {
 }
 
 // kfuse: inout A float[n][n]
-// kfuse: tune n=600 tsteps=20
+// kfuse: tune n=230 tsteps=20
 // kfuse: check n=37 tsteps=3
 extern "C" void seidel_2d(float *A, int n, int tsteps, cudaStream_t stream) {
   seidel_2d_serial<<<1, 1, 0, stream>>>(A, n, tsteps);

@@ -15,7 +15,7 @@ __global__ void floyd_warshall_step(float *path, int n, int k) {
 // kfuse: inout path float[n][n]
 // kfuse: init path uniform(0,100)
 // kfuse: assume n >= 1
-// kfuse: tune n=256
+// kfuse: tune n=100
 // kfuse: check n=37
 extern "C" void floyd_warshall(float *path, int n, cudaStream_t stream) {
   dim3 grid((n + 15) / 16, (n + 15) / 16);

@@ -20,7 +20,7 @@ __global__ void bubble_sort_serial(int n, float *a) {
 }
 
 // kfuse: inout a float[n]
-// kfuse: tune n=4096
+// kfuse: tune n=1400
 // kfuse: check n=101
 extern "C" void bubble_sort(float *a, int n, cudaStream_t stream) {
   bubble_sort_serial<<<1, 1, 0, stream>>>(n, a);

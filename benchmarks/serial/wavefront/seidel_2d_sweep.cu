@@ -16,7 +16,7 @@ __global__ void seidel_2d_serial(int n, float *A) {
 
 // kfuse: inout A float[n][n]
 // kfuse: assume n >= 3
-// kfuse: tune n=2048
+// kfuse: tune n=1024
 // kfuse: check n=37
 extern "C" void seidel_2d(float *A, int n, cudaStream_t stream) {
   seidel_2d_serial<<<1, 1, 0, stream>>>(n, A);
