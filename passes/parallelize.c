@@ -1490,6 +1490,31 @@ static int is_parenthesized(const char *text) {
   return 1;
 }
 
+/* Loop L's first value (c = 0) or its last (c = 1: its bound, less one where the bound is
+ * exclusive; at most the last iteration), as the host computes them. */
+static const char *end_value(gen *g, const kstmt *L, int c) {
+  strbuf t = {0};
+  int saved = g->in_device;
+  g->in_device = 0;
+  print_e(g, c ? L->hi : L->lo, &t);
+  g->in_device = saved;
+  const char *r = !c || L->hi_inclusive ? arena_strdup(g->v->a, t.s)
+                  : is_parenthesized(t.s) ? arena_printf(g->v->a, "%s - 1", t.s)
+                                          : arena_printf(g->v->a, "(%s) - 1", t.s);
+  sb_free(&t);
+  return r;
+}
+
+/* The lines of text (each ending in a newline), at depth. */
+static void print_lines(strbuf *h, int depth, const char *text) {
+  for (const char *l = text; l && *l;) {
+    const char *e = strchr(l, '\n');
+    print_indent(h, depth);
+    sb_printf(h, "%.*s\n", (int)(e - l), l);
+    l = e + 1;
+  }
+}
+
 /* The most threads that grid loop band[i] needs, where its bounds name loops of the band
  * around it (a triangle: `j < i + 1`), as host lines in pre that compute it into kf_<dim>:
  * its bounds are linear in those loops' variables, so its extent is largest at a corner of
@@ -1527,18 +1552,6 @@ static const char *corners(gen *g, const item *it, int i, char dim, strbuf *pre)
     sb_puts(pre, ", so it runs longest at a corner of their ranges");
   sb_printf(pre, "\nlong long %s = 0;\n", x);
   g->in_device = 0;
-  const char *at[3][2]; /* each outer loop's first value and its last (at most hi - 1) */
-  for (int j = 0; j < n; j++) {
-    strbuf lo = {0}, hi = {0};
-    print_e(g, outer[j]->lo, &lo);
-    print_e(g, outer[j]->hi, &hi);
-    at[j][0] = arena_strdup(g->v->a, lo.s);
-    at[j][1] = outer[j]->hi_inclusive ? arena_strdup(g->v->a, hi.s)
-               : is_parenthesized(hi.s) ? arena_printf(g->v->a, "%s - 1", hi.s)
-                                        : arena_printf(g->v->a, "(%s) - 1", hi.s);
-    sb_free(&lo);
-    sb_free(&hi);
-  }
   for (int j = 0; j < n; j++)
     g->host.loop[g->host.n++] = outer[j];
   const char *count = extent(g, L, g->v->a);
@@ -1547,7 +1560,7 @@ static const char *corners(gen *g, const item *it, int i, char dim, strbuf *pre)
     sb_puts(pre, "{\n");
     for (int j = 0; j < n; j++)
       sb_printf(pre, "  const %s kf_%s = %s;\n", vtype(g, outer[j]->loop_var), g->k->vars[outer[j]->loop_var].name,
-                at[j][c >> j & 1]);
+                end_value(g, outer[j], c >> j & 1));
     sb_printf(pre, "  const long long kf_e = %s;\n  if (kf_e > %s)\n    %s = kf_e;\n}\n", count, x, x);
   }
   return x;
@@ -1642,12 +1655,7 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   if (pre.len) {
     print_indent(h, depth);
     sb_puts(h, "{\n");
-    for (const char *l = pre.s; *l;) {
-      const char *e = strchr(l, '\n');
-      print_indent(h, depth + 1);
-      sb_printf(h, "%.*s\n", (int)(e - l), l);
-      l = e + 1;
-    }
+    print_lines(h, depth + 1, pre.s);
     launch(g, name, grid, block, NULL, h, depth + 1);
     print_indent(h, depth);
     sb_puts(h, "}\n");
@@ -1693,55 +1701,37 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   sb_puts(b, "  }\n}\n\n");
   /* the host: the fronts' range at L's first and last values, then a launch a front */
   g->in_device = 0;
-  strbuf lo = {0}, hi = {0}, jlo = {0}, jhi = {0};
-  print_e(g, L->lo, &lo);
-  print_e(g, L->hi, &hi);
+  strbuf jlo = {0}, jhi = {0}, pre = {0};
   g->host.loop[g->host.n++] = L;
   print_e(g, J->lo, &jlo);
   print_e(g, J->hi, &jhi);
   g->host.n--;
-  const char *last = L->hi_inclusive ? hi.s : is_parenthesized(hi.s) ? arena_printf(g->v->a, "%s - 1", hi.s)
-                                                                   : arena_printf(g->v->a, "(%s) - 1", hi.s);
+  sb_printf(&pre, "// the fronts of %s: linear in %s, so the first and last are at %s's first or last value\n",
+            front, lv, lv);
+  sb_puts(&pre, "long long kf_first, kf_last;\n");
+  const char *at = it->front_s == 1 ? arena_printf(g->v->a, "(long long)kf_%s", lv)
+                                    : arena_printf(g->v->a, "%d * (long long)kf_%s", it->front_s, lv);
+  for (int c = 0; c < 2; c++) {
+    sb_printf(&pre, "{\n  const %s kf_%s = %s;\n", vtype(g, L->loop_var), lv, end_value(g, L, c));
+    sb_printf(&pre, "  const long long kf_lo = %s + (%s), kf_hi = %s + (%s)%s;\n", at, jlo.s, at, jhi.s,
+              J->hi_inclusive ? "" : " - 1");
+    if (c)
+      sb_puts(&pre, "  kf_first = kf_lo < kf_first ? kf_lo : kf_first;\n"
+                    "  kf_last = kf_hi > kf_last ? kf_hi : kf_last;\n}\n");
+    else
+      sb_puts(&pre, "  kf_first = kf_lo;\n  kf_last = kf_hi;\n}\n");
+  }
+  sb_puts(&pre, "for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
   print_indent(h, depth);
   sb_puts(h, "{\n");
-  print_indent(h, depth + 1);
-  sb_printf(h, "// the fronts of %s: linear in %s, so the first and last are at %s's first or last value\n", front,
-            lv, lv);
-  print_indent(h, depth + 1);
-  sb_puts(h, "long long kf_first, kf_last;\n");
-  for (int c = 0; c < 2; c++) {
-    print_indent(h, depth + 1);
-    sb_puts(h, "{\n");
-    print_indent(h, depth + 2);
-    sb_printf(h, "const %s kf_%s = %s;\n", vtype(g, L->loop_var), lv, c ? last : lo.s);
-    print_indent(h, depth + 2);
-    const char *at = it->front_s == 1 ? arena_printf(g->v->a, "(long long)kf_%s", lv)
-                                      : arena_printf(g->v->a, "%d * (long long)kf_%s", it->front_s, lv);
-    sb_printf(h, "const long long kf_lo = %s + (%s), kf_hi = %s + (%s)%s;\n", at, jlo.s, at, jhi.s,
-              J->hi_inclusive ? "" : " - 1");
-    print_indent(h, depth + 2);
-    if (c)
-      sb_puts(h, "kf_first = kf_lo < kf_first ? kf_lo : kf_first;\n");
-    else
-      sb_puts(h, "kf_first = kf_lo;\n");
-    print_indent(h, depth + 2);
-    if (c)
-      sb_puts(h, "kf_last = kf_hi > kf_last ? kf_hi : kf_last;\n");
-    else
-      sb_puts(h, "kf_last = kf_hi;\n");
-    print_indent(h, depth + 1);
-    sb_puts(h, "}\n");
-  }
-  print_indent(h, depth + 1);
-  sb_puts(h, "for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
+  print_lines(h, depth + 1, pre.s);
   const char *grid = arena_printf(g->v->a, "kfuse_par_blocks(%s, %d, %d)", extent(g, L, g->v->a), g->block, 1 << 20);
   launch(g, name, grid, arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 2);
   print_indent(h, depth);
   sb_puts(h, "}\n");
-  sb_free(&lo);
-  sb_free(&hi);
   sb_free(&jlo);
   sb_free(&jhi);
+  sb_free(&pre);
 }
 
 static const char *identity(const char *op, ktype t) {
