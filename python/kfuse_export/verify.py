@@ -107,6 +107,14 @@ def build(text, nvcc, folder):
     return lib
 
 
+def output_buffer(ref):
+    """The buffer an entry writes the output ref's twin into: ref's shape and type, row-major
+    whatever ref's strides (a batch-first recurrent layer's output is a transposed view, and
+    torch's *_like would copy its strides), NaN where it is floating point."""
+    fill = float("nan") if ref.dtype.is_floating_point else 0
+    return torch.full(tuple(ref.shape), fill, dtype=ref.dtype, device=ref.device)
+
+
 def twin_check(problem, info, text, nvcc, seed=0):
     """(passed, report) of the exported text against problem's module."""
     if not torch.cuda.is_available():
@@ -138,7 +146,7 @@ def twin_check(problem, info, text, nvcc, seed=0):
             args.append(ctypes.c_void_p(t.data_ptr()))
         outs = []
         for name, r in zip(info["outputs"], refs):
-            o = torch.full_like(r, float("nan")) if r.dtype.is_floating_point else torch.empty_like(r)
+            o = output_buffer(r)
             outs.append(o)
             args.append(ctypes.c_void_p(o.data_ptr()))
         for s in info["symbols"]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A small FileCheck for run-gpu-tests.sh on GPU hosts that have no LLVM: CHECK, CHECK-NEXT,
-CHECK-NOT, CHECK-DAG and CHECK-LABEL with {{regex}}, --check-prefix, and FileCheck's default
+CHECK-NOT, CHECK-DAG, CHECK-LABEL and CHECK-COUNT-n with {{regex}}, --check-prefix, and FileCheck's default
 canonicalization of horizontal whitespace. Usage: filecheck-lite.py [--check-prefix=P] FILE
 (the input on stdin). Exits 1 with a message on the first check that fails."""
 import re
@@ -29,7 +29,7 @@ def main(argv):
         else:
             path = a
     checks = []
-    kinds = r"(-NEXT|-NOT|-DAG|-LABEL)?"
+    kinds = r"(-NEXT|-NOT|-DAG|-LABEL|-COUNT-[1-9][0-9]*)?"
     for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
         m = re.search(re.escape(prefix) + kinds + r":(.*)$", line)
         if m and re.match(r"(^|.*[^A-Za-z0-9_-])$", line[:m.start()]):
@@ -77,9 +77,14 @@ def main(argv):
             nots, cur = [], end + 1
             continue
         rx = pattern(pat)
-        hit = find(rx, cur, cur + 1 if kind == "-NEXT" else len(text))
-        if hit is None:
-            return fail(kind, pat, n, "no match")
+        # CHECK-COUNT-n: n matches, each on a line after the one before
+        times = int(kind[len("-COUNT-"):]) if kind.startswith("-COUNT-") else 1
+        hit, start = None, cur
+        for k in range(times):
+            hit = find(rx, start, start + 1 if kind == "-NEXT" else len(text))
+            if hit is None:
+                return fail(kind, pat, n, "no match" if k == 0 else "%d matches of %d" % (k, times))
+            start = hit + 1
         for nrx, p, m in nots:
             if find(nrx, cur, hit) is not None:
                 return fail("-NOT", p, m, "excluded string found")

@@ -8,7 +8,7 @@ import torch
 
 from kfuse_export.cexpr import Printer
 from kfuse_export.lower import Val, unflatten
-from kfuse_export.verify import _exact, compare
+from kfuse_export.verify import _exact, compare, output_buffer
 
 failed = 0
 
@@ -71,4 +71,9 @@ check("contiguous strides", [str(s) for s in v.strides], ["960", "40", "1"])
 check("contiguous", v.is_contiguous(), True)
 t = v.with_([B, 40, 24], [960, 1, 40])
 check("a transposed view is not contiguous", t.is_contiguous(), False)
+gru = torch.nn.GRU(3, 2, batch_first=True, bidirectional=True)
+z, _ = gru(torch.randn(4, 5, 3))
+o = output_buffer(z)
+check("an output buffer is row-major", (z.is_contiguous(), o.is_contiguous(), tuple(o.shape),
+                                         bool(o.isnan().all())), (False, True, (4, 5, 4), True))
 sys.exit(1 if failed else 0)
