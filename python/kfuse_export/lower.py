@@ -393,9 +393,14 @@ class Lowering:
         self.count += 1
         name = "tmp%d" % self.count
         t = ctype(dtype)
+        numel = Val(name, dtype, sizes).numel()
+        if numel == 0:
+            # empty at every size (a batch norm's saved statistics in eval mode, a GRU's cell
+            # state): nothing to allocate, and cudaMallocAsync is not asked for 0 bytes
+            self.body.append("%s* %s = nullptr;  // empty" % (t, name))
+            return Val(name, dtype, sizes)
         self.body.append("%s* %s;" % (t, name))
-        self.body.append("cudaMallocAsync(&%s, %s * sizeof(%s), stream);"
-                         % (name, self.pr.atom(Val(name, dtype, sizes).numel()), t))
+        self.body.append("cudaMallocAsync(&%s, %s * sizeof(%s), stream);" % (name, self.pr.atom(numel), t))
         self.scratch.append(name)
         return Val(name, dtype, sizes)
 

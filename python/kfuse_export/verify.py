@@ -31,45 +31,67 @@ def _tolerance(text, dtype):
     return 0.0, 0.0
 
 
-def compare(name, out, ref, rtol, atol, exact=None):
+# elements compared at a time: float64 copies of a whole 6 GiB output (level 1's activations
+# at their example sizes) would need several times the GPU memory the module itself needs
+CHUNK = 1 << 26
+
+
+def compare(name, out, ref, rtol, atol, exact=None, chunk=CHUNK):
     """None when out matches ref under the contract's rule, else what differs.
 
     exact, when given, is the module's output computed in float64: the distance of ref from
     it is the module's own rounding noise, and both bounds admit four times that noise, as
     the runner admits four times the reference's own noise (docs/runner.md). An output that
     is nothing but rounding noise (the mean of a normalized tensor, zero in exact arithmetic)
-    then matches when it is as close to the exact value as the module is."""
+    then matches when it is as close to the exact value as the module is.
+
+    The outputs are read chunk elements at a time, in float64, so that comparing needs little
+    memory beside them; the verdict is the same as over the whole."""
     if out.shape != ref.shape:
         return "'%s' has shape %s, the module's %s" % (name, tuple(out.shape), tuple(ref.shape))
-    o, r = out.double().flatten(), ref.double().flatten()
-    nan_o, nan_r = torch.isnan(o), torch.isnan(r)
-    if not torch.equal(nan_o, nan_r):
-        i = int(torch.nonzero(nan_o != nan_r)[0])
-        return "'%s' element %d is %s, the module's %s" % (name, i, o[i].item(), r[i].item())
-    inf_r = torch.isinf(r)
-    if not torch.equal(torch.isinf(o), inf_r) or not torch.equal(o[inf_r], r[inf_r]):
-        i = int(torch.nonzero((torch.isinf(o) != inf_r) | (inf_r & (o != r)))[0])
-        return "'%s' element %d is %s, the module's %s" % (name, i, o[i].item(), r[i].item())
-    fin = torch.isfinite(r)
-    if not bool(fin.any()):
+    of, rf = out.reshape(-1), ref.reshape(-1)
+    ef = exact.reshape(-1) if exact is not None else None
+    bad_nan = bad_inf = None  # the first element whose NaN, or whose infinity, differs
+    finite = False
+    worst, worst_at, scale = -1.0, None, 0.0
+    diff_sq = ref_sq = noise_max = noise_sq = 0.0
+    for lo in range(0, of.numel(), chunk):
+        o, r = of[lo:lo + chunk].double(), rf[lo:lo + chunk].double()
+        nan_o, nan_r = torch.isnan(o), torch.isnan(r)
+        if bad_nan is None and not torch.equal(nan_o, nan_r):
+            bad_nan = lo + int(torch.nonzero(nan_o != nan_r)[0])
+        inf_r = torch.isinf(r)
+        wrong = (torch.isinf(o) != inf_r) | (inf_r & (o != r))
+        if bad_inf is None and bool(wrong.any()):
+            bad_inf = lo + int(torch.nonzero(wrong)[0])
+        fin = torch.isfinite(r)
+        if not bool(fin.any()):
+            continue
+        finite = True
+        at = torch.nonzero(fin).flatten()
+        d = (o[fin] - r[fin]).abs()
+        k = int(d.argmax())
+        if d[k].item() > worst:
+            worst, worst_at = d[k].item(), lo + int(at[k])
+        scale = max(scale, r[fin].abs().max().item())
+        diff_sq += float((d * d).sum())
+        ref_sq += float((r[fin] * r[fin]).sum())
+        if ef is not None:
+            e = (r[fin] - ef[lo:lo + chunk].double()[fin]).abs()
+            noise_max = max(noise_max, e.max().item())
+            noise_sq += float((e * e).sum())
+    for i in (bad_nan, bad_inf):
+        if i is not None:
+            return "'%s' element %d is %s, the module's %s" % (name, i, of[i].item(), rf[i].item())
+    if not finite:
         return None
-    d = (o[fin] - r[fin]).abs()
-    scale = r[fin].abs().max().item()
-    worst = d.max().item()
-    noise_max = noise_l2 = 0.0
-    extra = ""
-    if exact is not None:
-        e = (r[fin] - exact.double().flatten()[fin]).abs()
-        noise_max, noise_l2 = e.max().item(), torch.linalg.vector_norm(e).item()
-        extra = " + 4 * the module's own noise %.3g" % noise_max
+    extra = " + 4 * the module's own noise %.3g" % noise_max if ef is not None else ""
     if worst > atol + rtol * scale + 4 * noise_max:
-        i = int(torch.nonzero(fin)[int(d.argmax())])
         return "'%s' max|out-ref| %.4g at element %d (out %.6g, module %.6g) > %.3g + %.3g * max|ref| %.4g%s" % (
-            name, worst, i, o[i].item(), r[i].item(), atol, rtol, scale, extra)
-    l2 = torch.linalg.vector_norm(o[fin] - r[fin]).item()
-    l2r = torch.linalg.vector_norm(r[fin]).item()
+            name, worst, worst_at, of[worst_at].item(), rf[worst_at].item(), atol, rtol, scale, extra)
+    l2, l2r, noise_l2 = diff_sq ** 0.5, ref_sq ** 0.5, noise_sq ** 0.5
     if l2 > rtol * l2r + 4 * noise_l2:
-        if exact is not None:
+        if ef is not None:
             extra = " + 4 * the module's own noise %.3g" % noise_l2
         return "'%s' ||out-ref||2 %.4g > %.3g * ||ref||2 %.4g%s" % (name, l2, rtol, l2r, extra)
     return None
@@ -92,13 +114,28 @@ def _exact(model, state, inputs):
         return None, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
-def build(text, nvcc, folder):
+# compiled with the exported file for the twin check alone: the CUDA runtime's last error, as
+# the exported library's own runtime (nvcc links it statically) saw it. A cudaMallocAsync that
+# fails (the GPU's memory taken by other checks) leaves its pointer unset, and the kernels after
+# it can then write anywhere: the check must say so rather than compare what came out.
+ERROR_PROBE = """
+extern "C" int kfuse_twin_last_error(void) { return (int)cudaGetLastError(); }
+extern "C" const char* kfuse_twin_error_name(int e) { return cudaGetErrorName((cudaError_t)e); }
+extern "C" const char* kfuse_twin_error_string(int e) { return cudaGetErrorString((cudaError_t)e); }
+"""
+
+
+def build(text, nvcc, folder, arch=None):
+    """The exported text and the error probe as a shared library in folder, for arch (say
+    "sm_90"; default: this GPU's)."""
     src = os.path.join(folder, "exported.cu")
     with open(src, "w", encoding="utf-8") as f:
         f.write(text)
-    major, minor = torch.cuda.get_device_capability()
+        f.write(ERROR_PROBE)
+    if arch is None:
+        arch = "sm_%d%d" % torch.cuda.get_device_capability()
     lib = os.path.join(folder, "exported.so")
-    cmd = [nvcc, "-O3", "-arch=sm_%d%d" % (major, minor), "-shared", "-Xcompiler", "-fPIC", src, "-o", lib]
+    cmd = [nvcc, "-O3", "-arch=" + arch, "-shared", "-Xcompiler", "-fPIC", src, "-o", lib]
     if "cublas_v2.h" in text:
         cmd.append("-lcublas")
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -152,9 +189,15 @@ def twin_check(problem, info, text, nvcc, seed=0):
         for s in info["symbols"]:
             args.append(ctypes.c_int64(info["examples"][s]))
         args.append(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        lib.kfuse_twin_error_name.restype = lib.kfuse_twin_error_string.restype = ctypes.c_char_p
+        lib.kfuse_twin_last_error()  # clear what came before the entry
         fn.restype = None
         fn(*args)
         torch.cuda.synchronize()
+        err = lib.kfuse_twin_last_error()
+        if err:
+            return False, "twin check: the entry failed: %s (%s)" % (
+                lib.kfuse_twin_error_name(err).decode(), lib.kfuse_twin_error_string(err).decode())
         report, ok, exact, no_exact = [], True, None, None
         for i, (name, o, r) in enumerate(zip(info["outputs"], outs, refs)):
             rtol, atol = _tolerance(text, r.dtype)

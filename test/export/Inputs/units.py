@@ -45,6 +45,19 @@ check("noise alone fails", (compare("y", noise_out, noise_ref, 1e-3, 1e-4) or ""
 check("within the module's own noise", compare("y", noise_out, noise_ref, 1e-3, 1e-4, exact), None)
 check("beyond the module's own noise",
       (compare("y", noise_out * 100, noise_ref, 1e-3, 1e-4, exact) or "").endswith("own noise 5.48e-08"), True)
+# read in chunks (3 elements at a time here), the verdicts and their numbers are the same
+torch.manual_seed(0)
+big_ref = torch.randn(10)
+big_ref[4] = float("nan")
+big_out = big_ref.clone()
+big_out[7] += 0.5
+big_out[8] += 0.25
+cases = [(far, ref, None), (nan, ref, None), (ninf, ref, None), (near, ref, None), (big_out, big_ref, None),
+         (noise_out, noise_ref, None), (noise_out, noise_ref, exact), (noise_out * 100, noise_ref, exact)]
+check("in chunks", [compare("y", o, r, 1e-3, 1e-4, e, chunk=3) for o, r, e in cases],
+      [compare("y", o, r, 1e-3, 1e-4, e) for o, r, e in cases])
+check("in chunks, the worst element's index", (compare("y", big_out, big_ref, 1e-3, 1e-4, chunk=3) or "")[:35],
+      "'y' max|out-ref| 0.5 at element 7 (")
 # the float64 twin runs from the state as it was before the module's forward: a training-mode
 # batch norm's running mean, updated by that forward, is put back
 bn = torch.nn.BatchNorm1d(3)
