@@ -1171,7 +1171,7 @@ static void remark_items(const kmodel *m, const item *items, int n, diag *d) {
     } else if (it->kind == IT_WAVE)
       diag_report(d, DIAG_REMARK, m->path, line, col,
                   "parallelized: the loop over '%s' as a wavefront with the loop over '%s' in it (fronts of %s%s + %s, "
-                  "a launch each) [-Rpass=parallelize]",
+                  "a launch each, or one block for all where it fits) [-Rpass=parallelize]",
                   last_plan.k->vars[it->loop->loop_var].name, last_plan.k->vars[it->band[1]->loop_var].name,
                   it->front_s == 1 ? "" : "2 * ", last_plan.k->vars[it->loop->loop_var].name,
                   last_plan.k->vars[it->band[1]->loop_var].name);
@@ -1235,6 +1235,7 @@ typedef struct gen {
   const char *base;             /* the new kernels' names start so */
   const char *fr;               /* the host's pointer to the frame: BASE_fr */
   int block;
+  int bounds;                   /* kernel_head(): __launch_bounds__ of the next kernel (0: none) */
   unsigned char *frame;         /* per variable: lives in the frame */
   int nframe;
   hostloops host;               /* the host loops around what is printed */
@@ -1347,7 +1348,10 @@ static void kernel_head(gen *g, const char *name, const char *what, const char *
   sb_printf(b, "// kfuse parallelize of %s (line %u): %s", g->k->name, g->k->loc.line, what);
   if (g->part_of)
     sb_printf(b, " (a part of the loop at line %u, distributed)", model_line(g->m, g->part_of->pos));
-  sb_printf(b, "\n__global__ void %s(", name);
+  if (g->bounds)
+    sb_printf(b, "\n__global__ void __launch_bounds__(%d) %s(", g->bounds, name);
+  else
+    sb_printf(b, "\n__global__ void %s(", name);
   pass_print_params(g->k, b);
   for (int i = 0; i < g->host.n; i++)
     sb_printf(b, ", %s %s", vtype(g, g->host.loop[i]->loop_var), g->k->vars[g->host.loop[i]->loop_var].name);
@@ -1664,16 +1668,53 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   sb_free(&pre);
 }
 
-/* A wavefront (wave_match()): a kernel over L's iterations for one front f, each thread
- * computing J's variable as f - s * L's and running that iteration of J where it is in J's
- * bounds; the host loops over the fronts from the least to the most, which it evaluates at
- * L's first and last values (J's bounds are linear in L's variable). */
+/* The part of a wavefront's kernel that runs one front, kf_front: a loop over L's iterations
+ * (thread and stride as grid_loop() takes them), each computing J's variable as
+ * kf_front - s * L's and running that iteration of J where it is in J's bounds. */
+static void wave_front(gen *g, const item *it, const char *thread, const char *stride, int depth, strbuf *b) {
+  const kstmt *L = it->band[0], *J = it->band[1];
+  const char *lv = g->k->vars[L->loop_var].name, *jv = g->k->vars[J->loop_var].name;
+  grid_loop(g, L, thread, stride, depth, b);
+  for (int j = 0; j < it->npre; j++)
+    print_stmt_hooked(g, it->pre[j], depth + 1, b);
+  print_indent(b, depth + 1);
+  if (it->front_s == 1)
+    sb_printf(b, "const %s %s = (%s)(kf_front - %s);\n", vtype(g, J->loop_var), jv, vtype(g, J->loop_var), lv);
+  else
+    sb_printf(b, "const %s %s = (%s)(kf_front - %d * (long long)%s);\n", vtype(g, J->loop_var), jv,
+              vtype(g, J->loop_var), it->front_s, lv);
+  print_indent(b, depth + 1);
+  sb_printf(b, "if (%s < ", jv);
+  print_e(g, J->lo, b);
+  sb_printf(b, " || %s %s ", jv, J->hi_inclusive ? ">" : ">=");
+  print_e(g, J->hi, b);
+  sb_puts(b, ")\n");
+  print_indent(b, depth + 2);
+  sb_puts(b, "continue; /* not in this front */\n");
+  body_of(g, J, depth + 1, b);
+  print_indent(b, depth);
+  sb_puts(b, "}\n");
+}
+
+/* The most threads of the one block that runs every front of a wavefront (below). */
+#define WAVE_BLOCK 1024
+
+/* A wavefront (wave_match()), in two kernels:
+ *   - one over L's iterations for one front, a launch a front: the host loops over the fronts
+ *     from the least to the most, which it evaluates at L's first and last values (J's bounds
+ *     are linear in L's variable);
+ *   - one block that runs every front in turn, a barrier between fronts, for when L's whole
+ *     range fits in one block: each thread then does what it would in a launch a front, and
+ *     a barrier takes the place of a launch.
+ * The host launches the second where L's range has at most WAVE_BLOCK iterations. */
 static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   const kstmt *L = it->band[0], *J = it->band[1];
   const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
-  const char *lv = g->k->vars[L->loop_var].name, *jv = g->k->vars[J->loop_var].name;
-  const char *front = it->front_s == 1 ? arena_printf(g->v->a, "%s + %s", lv, jv)
-                                       : arena_printf(g->v->a, "%d * %s + %s", it->front_s, lv, jv);
+  const char *fronts = arena_printf(g->v->a, "%s_fronts", name);
+  const char *lv = g->k->vars[L->loop_var].name;
+  const char *front = it->front_s == 1 ? arena_printf(g->v->a, "%s + %s", lv, g->k->vars[J->loop_var].name)
+                                       : arena_printf(g->v->a, "%d * %s + %s", it->front_s, lv,
+                                                      g->k->vars[J->loop_var].name);
   strbuf *b = &g->kernels;
   g->in_device = 1;
   g->frame_direct = 0;
@@ -1681,24 +1722,23 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   const char *what = arena_printf(g->v->a,
                                   "the loops at lines %u and %u as a wavefront, one launch a front of %s: a 1-D "
                                   "grid over %s, each thread the %s of its front",
-                                  model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv, jv);
+                                  model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv,
+                                  g->k->vars[J->loop_var].name);
   kernel_head(g, name, what, ", long long kf_front", b);
   frame_reads(g, L, b);
-  grid_loop(g, L, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
-  for (int j = 0; j < it->npre; j++)
-    print_stmt_hooked(g, it->pre[j], 2, b);
-  if (it->front_s == 1)
-    sb_printf(b, "    const %s %s = (%s)(kf_front - %s);\n", vtype(g, J->loop_var), jv, vtype(g, J->loop_var), lv);
-  else
-    sb_printf(b, "    const %s %s = (%s)(kf_front - %d * (long long)%s);\n", vtype(g, J->loop_var), jv,
-              vtype(g, J->loop_var), it->front_s, lv);
-  sb_printf(b, "    if (%s < ", jv);
-  print_e(g, J->lo, b);
-  sb_printf(b, " || %s %s ", jv, J->hi_inclusive ? ">" : ">=");
-  print_e(g, J->hi, b);
-  sb_puts(b, ")\n      continue; /* not in this front */\n");
-  body_of(g, J, 2, b);
-  sb_puts(b, "  }\n}\n\n");
+  wave_front(g, it, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
+  sb_puts(b, "}\n\n");
+  what = arena_printf(g->v->a,
+                      "the loops at lines %u and %u as a wavefront in one block: every front of %s in turn, "
+                      "a barrier between fronts, each thread the %s of its share of %s",
+                      model_line(g->m, L->pos), model_line(g->m, J->pos), front, g->k->vars[J->loop_var].name, lv);
+  g->bounds = WAVE_BLOCK;
+  kernel_head(g, fronts, what, ", long long kf_first, long long kf_last", b);
+  g->bounds = 0;
+  frame_reads(g, L, b);
+  sb_puts(b, "  for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++) {\n");
+  wave_front(g, it, "threadIdx.x", "blockDim.x", 2, b);
+  sb_puts(b, "    __syncthreads(); /* the front done before the next */\n  }\n}\n\n");
   /* the host: the fronts' range at L's first and last values, then a launch a front */
   g->in_device = 0;
   strbuf jlo = {0}, jhi = {0}, pre = {0};
@@ -1721,12 +1761,15 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
     else
       sb_puts(&pre, "  kf_first = kf_lo;\n  kf_last = kf_hi;\n}\n");
   }
-  sb_puts(&pre, "for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
+  sb_printf(&pre, "const long long kf_n = %s;\n", extent(g, L, g->v->a));
+  sb_printf(&pre, "if (kf_n <= %d) /* %s's range in one block: it runs every front */\n", WAVE_BLOCK, lv);
   print_indent(h, depth);
   sb_puts(h, "{\n");
   print_lines(h, depth + 1, pre.s);
-  const char *grid = arena_printf(g->v->a, "kfuse_par_blocks(%s, %d, %d)", extent(g, L, g->v->a), g->block, 1 << 20);
-  launch(g, name, grid, arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 2);
+  launch(g, fronts, "1", "kfuse_par_blocks(kf_n, 32, 32) * 32", ", kf_first, kf_last", h, depth + 2);
+  print_lines(h, depth + 1, "else\n  for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
+  launch(g, name, arena_printf(g->v->a, "kfuse_par_blocks(kf_n, %d, %d)", g->block, 1 << 20),
+         arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 3);
   print_indent(h, depth);
   sb_puts(h, "}\n");
   sb_free(&jlo);
