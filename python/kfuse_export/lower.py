@@ -22,6 +22,12 @@ from .errors import ExportError
 LONG_REDUCTION = 4096
 FEW_ROWS = 16384
 BLOCK = 256
+# A block-per-row reduction whose rows are this long at the example's sizes, and so few that a
+# block each leaves most of the GPU idle, is split: PIECES blocks a row fold its pieces, then a
+# block a row folds the pieces in a fixed order. One block would read level1/37's 1.9 billion
+# elements (7.5 GB) on one SM.
+SPLIT_MIN = 1 << 22
+SPLIT_BLOCKS = 1024   # the first kernel's blocks, about
 SUM = "{a} += {b};"
 
 aten = torch.ops.aten
@@ -350,17 +356,25 @@ class Lowering:
         self.count += 1
         return Kernel(self, "k%d_%s" % (self.count, re.sub(r"[^A-Za-z0-9_]", "_", op)))
 
-    def launch(self, k, n, comment, threads_of="n", per_block=False):
+    def launch(self, k, n, comment, threads_of="n", per_block=False, pieces=1):
         """Adds k with the guard `if (i >= n) return;` over n threads, or with per_block over
-        n blocks of BLOCK threads, one an index (i = blockIdx.x)."""
+        n blocks of BLOCK threads, one an index (i = blockIdx.x), or over n * pieces blocks,
+        pieces an index (i = blockIdx.x / pieces, piece = blockIdx.x % pieces)."""
         k.params.append(("int64_t %s" % threads_of, self.pr(n)))
-        k.lines.insert(0, "const int64_t i = %s;" % ("blockIdx.x" if per_block else
-                                                      "(int64_t)blockIdx.x * blockDim.x + threadIdx.x"))
+        if pieces > 1:
+            first = "const int64_t i = blockIdx.x / %d, piece = blockIdx.x %% %d;" % (pieces, pieces)
+        else:
+            first = "const int64_t i = %s;" % ("blockIdx.x" if per_block else
+                                                "(int64_t)blockIdx.x * blockDim.x + threadIdx.x")
+        k.lines.insert(0, first)
         k.lines.insert(1, "if (i >= %s) return;" % threads_of)
         self.kernels.append(k.source(comment))
         ntext = self.pr(n)
         args = ", ".join(k.args()[:len(k.params) - 1] + [ntext] + k.args()[len(k.params):])
-        grid = "(unsigned)(%s), %d" % (ntext, BLOCK) if per_block else "(unsigned)((%s + 255) / 256), 256" % ntext
+        if pieces > 1:
+            grid = "(unsigned)(%s * %d), %d" % (_paren(ntext), pieces, BLOCK)
+        else:
+            grid = "(unsigned)(%s), %d" % (ntext, BLOCK) if per_block else "(unsigned)((%s + 255) / 256), 256" % ntext
         self.body.append("%s<<<%s, 0, stream>>>(%s);" % (k.name, grid, args))
         self.ops.append(comment)
 
@@ -1033,12 +1047,16 @@ class Lowering:
         rows = sympy.sympify(out.numel()).subs(self.examples)
         few = is_const(rows) and int(rows) < FEW_ROWS
         blocks = combine is not None and not extra and self._long(count) and (flat or few)
+        pieces = self._pieces(rows, count) if blocks and few else 1
         if blocks and flat:
             at = "%s[i * %s + r]" % (k.buffer(x), k.pr.atom(count))  # the rows are contiguous: no index arithmetic
         k.lines.append("%s acc = %s;" % (acc_c, init))
         if extra:
             k.lines.extend(extra)
-        if blocks:
+        if pieces > 1:
+            k.lines.append("for (int64_t r = piece * blockDim.x + threadIdx.x; r < %s; r += %d * blockDim.x) {"
+                           % (n, pieces))
+        elif blocks:
             k.lines.append("for (int64_t r = threadIdx.x; r < %s; r += blockDim.x) {" % n)
         else:
             k.lines.append("for (int64_t r = 0; r < %s; ++r) {" % n)
@@ -1052,19 +1070,48 @@ class Lowering:
             k.lines.append("%s = %s;" % (k.write(out), finish.format(acc="acc", n=n)))
             self.launch(k, out.numel(), comment)
             return out
-        k.lines += ["__shared__ %s part[%d];" % (acc_c, BLOCK),
-                    "part[threadIdx.x] = acc;",
-                    "__syncthreads();",
-                    "for (int s = %d; s > 0; s >>= 1) {" % (BLOCK // 2),
-                    "  if (threadIdx.x < s) { %s }" % combine.format(a="part[threadIdx.x]", b="part[threadIdx.x + s]"),
-                    "  __syncthreads();",
-                    "}",
-                    "if (threadIdx.x == 0) {",
+        k.lines += self._tree(acc_c, combine)
+        if pieces > 1:
+            # the pieces' results in scratch, then a block a row folds them in a fixed order
+            partial = self._scratch(acc_type, [out.numel() * pieces])
+            k.lines += ["if (threadIdx.x == 0)",
+                        "  %s[i * %d + piece] = part[0];" % (k.buffer(partial, write=True), pieces)]
+            self.launch(k, out.numel(), comment + ", %d blocks per output element, each a piece" % pieces,
+                        per_block=True, pieces=pieces)
+            k = self.kernel(op)
+            k.lines += ["%s acc = %s;" % (acc_c, init),
+                        "for (int64_t p = threadIdx.x; p < %d; p += blockDim.x) {" % pieces,
+                        "  %s" % combine.format(a="acc", b="%s[i * %d + p]" % (k.buffer(partial), pieces)),
+                        "}"]
+            k.lines += self._tree(acc_c, combine)
+            n = k.pr(count) if "{n}" in finish else n  # a size the second kernel prints as its own
+            comment += ": the %d pieces of each output element, in order" % pieces
+        k.lines += ["if (threadIdx.x == 0) {",
                     "  acc = part[0];",
                     "  %s = %s;" % (k.write(out), finish.format(acc="acc", n=n)),
                     "}"]
-        self.launch(k, out.numel(), comment + ", a block per output element", per_block=True)
+        self.launch(k, out.numel(), comment + ("" if pieces > 1 else ", a block per output element"), per_block=True)
         return out
+
+    def _pieces(self, rows, count):
+        """The blocks a row of a block-per-row reduction is split into (1: not split): rows
+        and count at the example's sizes."""
+        rows, count = sympy.sympify(rows), sympy.sympify(count).subs(self.examples)
+        if not is_const(rows) or not is_const(count) or int(count) < SPLIT_MIN:
+            return 1
+        pieces = min(SPLIT_BLOCKS // max(int(rows), 1), int(count) // (BLOCK * 64))
+        return pieces if pieces >= 2 else 1
+
+    @staticmethod
+    def _tree(acc_c, combine):
+        """The lines folding each thread's acc into part[0] in a fixed order (a shared tree)."""
+        return ["__shared__ %s part[%d];" % (acc_c, BLOCK),
+                "part[threadIdx.x] = acc;",
+                "__syncthreads();",
+                "for (int s = %d; s > 0; s >>= 1) {" % (BLOCK // 2),
+                "  if (threadIdx.x < s) { %s }" % combine.format(a="part[threadIdx.x]", b="part[threadIdx.x + s]"),
+                "  __syncthreads();",
+                "}"]
 
     def _acc(self, x):
         return torch.float64 if x.dtype in FLOATS else torch.int64
