@@ -1235,7 +1235,6 @@ typedef struct gen {
   const char *base;             /* the new kernels' names start so */
   const char *fr;               /* the host's pointer to the frame: BASE_fr */
   int block;
-  int bounds;                   /* kernel_head(): __launch_bounds__ of the next kernel (0: none) */
   unsigned char *frame;         /* per variable: lives in the frame */
   int nframe;
   hostloops host;               /* the host loops around what is printed */
@@ -1344,12 +1343,12 @@ static void print_e(gen *g, const kexpr *e, strbuf *b) {
 
 /* The parameters of every new kernel: the kernel's own, the host loops' variables, the frame,
  * then extra (", T *p"). */
-static void kernel_head(gen *g, const char *name, const char *what, const char *extra, strbuf *b) {
+static void kernel_head(gen *g, const char *name, const char *what, const char *extra, int bounds, strbuf *b) {
   sb_printf(b, "// kfuse parallelize of %s (line %u): %s", g->k->name, g->k->loc.line, what);
   if (g->part_of)
     sb_printf(b, " (a part of the loop at line %u, distributed)", model_line(g->m, g->part_of->pos));
-  if (g->bounds)
-    sb_printf(b, "\n__global__ void __launch_bounds__(%d) %s(", g->bounds, name);
+  if (bounds)
+    sb_printf(b, "\n__global__ void __launch_bounds__(%d) %s(", bounds, name);
   else
     sb_printf(b, "\n__global__ void %s(", name);
   pass_print_params(g->k, b);
@@ -1583,7 +1582,7 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
                 : arena_printf(g->v->a, "the loop%s at line %u, %d-D grid%s", it->nband > 1 ? "s" : "",
                                model_line(g->m, it->loop->pos), it->nband,
                                it->atomic ? ", its histogram's additions atomic" : "");
-  kernel_head(g, name, what, NULL, b);
+  kernel_head(g, name, what, NULL, 0, b);
   g->atomic = it->atomic;
   frame_reads(g, it->inner ? it->inner : it->loop, b);
   int nb = it->nband;
@@ -1711,10 +1710,9 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   const kstmt *L = it->band[0], *J = it->band[1];
   const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
   const char *fronts = arena_printf(g->v->a, "%s_fronts", name);
-  const char *lv = g->k->vars[L->loop_var].name;
-  const char *front = it->front_s == 1 ? arena_printf(g->v->a, "%s + %s", lv, g->k->vars[J->loop_var].name)
-                                       : arena_printf(g->v->a, "%d * %s + %s", it->front_s, lv,
-                                                      g->k->vars[J->loop_var].name);
+  const char *lv = g->k->vars[L->loop_var].name, *jv = g->k->vars[J->loop_var].name;
+  const char *front = it->front_s == 1 ? arena_printf(g->v->a, "%s + %s", lv, jv)
+                                       : arena_printf(g->v->a, "%d * %s + %s", it->front_s, lv, jv);
   strbuf *b = &g->kernels;
   g->in_device = 1;
   g->frame_direct = 0;
@@ -1722,19 +1720,16 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   const char *what = arena_printf(g->v->a,
                                   "the loops at lines %u and %u as a wavefront, one launch a front of %s: a 1-D "
                                   "grid over %s, each thread the %s of its front",
-                                  model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv,
-                                  g->k->vars[J->loop_var].name);
-  kernel_head(g, name, what, ", long long kf_front", b);
+                                  model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv, jv);
+  kernel_head(g, name, what, ", long long kf_front", 0, b);
   frame_reads(g, L, b);
   wave_front(g, it, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
   sb_puts(b, "}\n\n");
   what = arena_printf(g->v->a,
                       "the loops at lines %u and %u as a wavefront in one block: every front of %s in turn, "
                       "a barrier between fronts, each thread the %s of its share of %s",
-                      model_line(g->m, L->pos), model_line(g->m, J->pos), front, g->k->vars[J->loop_var].name, lv);
-  g->bounds = WAVE_BLOCK;
-  kernel_head(g, fronts, what, ", long long kf_first, long long kf_last", b);
-  g->bounds = 0;
+                      model_line(g->m, L->pos), model_line(g->m, J->pos), front, jv, lv);
+  kernel_head(g, fronts, what, ", long long kf_first, long long kf_last", WAVE_BLOCK, b);
   frame_reads(g, L, b);
   sb_puts(b, "  for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++) {\n");
   wave_front(g, it, "threadIdx.x", "blockDim.x", 2, b);
@@ -1766,7 +1761,8 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   print_indent(h, depth);
   sb_puts(h, "{\n");
   print_lines(h, depth + 1, pre.s);
-  launch(g, fronts, "1", "kfuse_par_blocks(kf_n, 32, 32) * 32", ", kf_first, kf_last", h, depth + 2);
+  launch(g, fronts, "1", arena_printf(g->v->a, "kfuse_par_blocks(kf_n, 32, %d) * 32", WAVE_BLOCK / 32),
+         ", kf_first, kf_last", h, depth + 2);
   print_lines(h, depth + 1, "else\n  for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
   launch(g, name, arena_printf(g->v->a, "kfuse_par_blocks(kf_n, %d, %d)", g->block, 1 << 20),
          arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 3);
@@ -1878,7 +1874,7 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   g->frame_direct = 0;
   g->red_var = -1;
   kernel_head(g, name, arena_printf(a, "the reduction at line %u, each block's share", model_line(g->m, it->loop->pos)),
-              NULL, b);
+              NULL, 0, b);
   for (int v = 0; v < g->k->nvars; v++) {
     int is_red = 0;
     for (int r = 0; r < it->nred; r++)
@@ -1962,7 +1958,7 @@ static void gen_scan(gen *g, const item *it, strbuf *h, int depth) {
   /* 1: each block's share */
   const char *k1 = arena_printf(a, "%s_scan%d", g->base, n);
   kernel_head(g, k1, arena_printf(a, "the scan at line %u, each block's share", line),
-              arena_printf(a, ", %s *__restrict__ kf_part", t), b);
+              arena_printf(a, ", %s *__restrict__ kf_part", t), 0, b);
   frame_reads(g, L, b);
   sb_printf(b, "  __shared__ %s kf_sh[%d];\n  const long long kf_k = (long long)blockIdx.x * %d + threadIdx.x;\n", t,
             g->block, g->block);
@@ -1976,7 +1972,7 @@ static void gen_scan(gen *g, const item *it, strbuf *h, int depth) {
   /* 2: the blocks' offsets, from y[lo - 1] */
   const char *k2 = arena_printf(a, "%s_scan%d_offsets", g->base, n);
   kernel_head(g, k2, arena_printf(a, "the scan at line %u, the blocks' offsets in a fixed order", line),
-              arena_printf(a, ", %s *__restrict__ kf_part, int kf_blocks", t), b);
+              arena_printf(a, ", %s *__restrict__ kf_part, int kf_blocks", t), 0, b);
   sb_printf(b, "  __shared__ %s kf_sh[%d];\n  __shared__ %s kf_carry;\n", t, g->block, t);
   sb_printf(b, "  if (threadIdx.x == 0)\n    kf_carry = %s[(%s) - 1];\n", Y->name, lo.s);
   sb_printf(b, "  for (int kf_c = 0; kf_c < kf_blocks; kf_c += %d) {\n", g->block);
@@ -1998,7 +1994,7 @@ static void gen_scan(gen *g, const item *it, strbuf *h, int depth) {
   /* 3: each block's offset */
   const char *k3 = arena_printf(a, "%s_scan%d_add", g->base, n);
   kernel_head(g, k3, arena_printf(a, "the scan at line %u, each block's offset added", line),
-              arena_printf(a, ", const %s *__restrict__ kf_part", t), b);
+              arena_printf(a, ", const %s *__restrict__ kf_part", t), 0, b);
   sb_printf(b, "  const long long kf_k = (long long)blockIdx.x * %d + threadIdx.x;\n  if (kf_k < %s)\n", g->block, count);
   sb_printf(b, "    %s[(%s) + kf_k] = %s;\n}\n\n", Y->name, lo.s,
             scan_op(a, it, "kf_part[blockIdx.x]", arena_printf(a, "%s[(%s) + kf_k]", Y->name, lo.s)));
@@ -2034,7 +2030,7 @@ static void gen_serial(gen *g, const item *it, strbuf *h, int depth) {
   kernel_head(g, name,
               arena_printf(g->v->a, "line%s %u%s, in one thread", it->nstmts > 1 ? "s" : "",
                            model_line(g->m, it->stmts[0]->pos), it->nstmts > 1 ? " on" : ""),
-              NULL, b);
+              NULL, 0, b);
   /* the frame's variables as the kernel's own, copied in, and back where they change */
   for (int v = 0; v < g->k->nvars; v++) {
     int named = 0;
