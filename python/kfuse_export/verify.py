@@ -125,6 +125,29 @@ extern "C" const char* kfuse_twin_error_string(int e) { return cudaGetErrorStrin
 """
 
 
+def run_entry(lib, fn, args, synchronize):
+    """Calls the exported entry fn of lib (built with ERROR_PROBE) and waits for it: None, or
+    the CUDA error the entry met, "NAME (STRING)".
+
+    The probe is read twice. First as soon as the entry returns, before anything waits on the
+    GPU: a cudaMallocAsync that failed has set the runtime's last error by then, and the
+    kernels launched after it on its unset pointer may fault, a fault that the wait would
+    report in its place (level1/94 on a shared GPU, session 26: "illegal memory access"
+    where the cause was memory taken by the other checks). Then after the wait, for what
+    the kernels themselves met."""
+    lib.kfuse_twin_error_name.restype = lib.kfuse_twin_error_string.restype = ctypes.c_char_p
+    lib.kfuse_twin_last_error()  # clear what came before the entry
+    fn.restype = None
+    fn(*args)
+    err = lib.kfuse_twin_last_error()
+    if not err:
+        synchronize()
+        err = lib.kfuse_twin_last_error()
+    if not err:
+        return None
+    return "%s (%s)" % (lib.kfuse_twin_error_name(err).decode(), lib.kfuse_twin_error_string(err).decode())
+
+
 def build(text, nvcc, folder, arch=None):
     """The exported text and the error probe as a shared library in folder, for arch (say
     "sm_90"; default: this GPU's)."""
@@ -189,15 +212,9 @@ def twin_check(problem, info, text, nvcc, seed=0):
         for s in info["symbols"]:
             args.append(ctypes.c_int64(info["examples"][s]))
         args.append(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
-        lib.kfuse_twin_error_name.restype = lib.kfuse_twin_error_string.restype = ctypes.c_char_p
-        lib.kfuse_twin_last_error()  # clear what came before the entry
-        fn.restype = None
-        fn(*args)
-        torch.cuda.synchronize()
-        err = lib.kfuse_twin_last_error()
-        if err:
-            return False, "twin check: the entry failed: %s (%s)" % (
-                lib.kfuse_twin_error_name(err).decode(), lib.kfuse_twin_error_string(err).decode())
+        failed = run_entry(lib, fn, args, torch.cuda.synchronize)
+        if failed:
+            return False, "twin check: the entry failed: %s" % failed
         report, ok, exact, no_exact = [], True, None, None
         for i, (name, o, r) in enumerate(zip(info["outputs"], outs, refs)):
             rtol, atol = _tolerance(text, r.dtype)

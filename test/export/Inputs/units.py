@@ -8,7 +8,7 @@ import torch
 
 from kfuse_export.cexpr import Printer
 from kfuse_export.lower import Val, unflatten
-from kfuse_export.verify import _exact, compare, output_buffer
+from kfuse_export.verify import _exact, compare, output_buffer, run_entry
 
 failed = 0
 
@@ -89,4 +89,40 @@ z, _ = gru(torch.randn(4, 5, 3))
 o = output_buffer(z)
 check("an output buffer is row-major", (z.is_contiguous(), o.is_contiguous(), tuple(o.shape),
                                          bool(o.isnan().all())), (False, True, (4, 5, 4), True))
+
+
+class FakeRuntime:
+    """A library built with the error probe, as run_entry sees it: errors the entry sets as
+    it runs, and errors that only the wait brings."""
+
+    class Fn:
+        def __init__(self, rt):
+            self.rt, self.restype = rt, None
+
+        def __call__(self, *args):
+            self.rt.last = self.rt.at_call
+
+    def __init__(self, at_call, at_wait):
+        self.at_call, self.at_wait, self.last, self.waited = at_call, at_wait, 0, False
+        self.kfuse_twin_error_name = lambda e: {2: b"cudaErrorMemoryAllocation", 700: b"cudaErrorIllegalAddress"}[e]
+        self.kfuse_twin_error_string = lambda e: {2: b"out of memory", 700: b"an illegal memory access"}[e]
+
+    def kfuse_twin_last_error(self):
+        e, self.last = self.last, 0
+        return e
+
+    def synchronize(self):
+        self.waited = True
+        self.last = self.last or self.at_wait
+
+
+rt = FakeRuntime(0, 0)
+check("entry without error", (run_entry(rt, FakeRuntime.Fn(rt), [], rt.synchronize), rt.waited), (None, True))
+rt = FakeRuntime(2, 700)
+check("a failed allocation named before the wait",
+      (run_entry(rt, FakeRuntime.Fn(rt), [], rt.synchronize), rt.waited),
+      ("cudaErrorMemoryAllocation (out of memory)", False))
+rt = FakeRuntime(0, 700)
+check("a kernel's fault after the wait", run_entry(rt, FakeRuntime.Fn(rt), [], rt.synchronize),
+      "cudaErrorIllegalAddress (an illegal memory access)")
 sys.exit(1 if failed else 0)
