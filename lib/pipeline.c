@@ -154,12 +154,22 @@ static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n
   return k;
 }
 
+/* text without its leading `// kfuse variant ...` line, if it has one. */
+static const char *after_head(const char *text) {
+  static const char head[] = "// kfuse variant ";
+  if (strncmp(text, head, sizeof head - 1))
+    return text;
+  const char *nl = strchr(text, '\n');
+  return nl ? nl + 1 : text + strlen(text);
+}
+
 /*
  * The variants the passes make of m: the passes of o->passes (or the default list) applied
  * in order at every site they find, once per combination of their parameters' values (the
  * defaults first, then an odometer over the values), each a whole file, until there are
- * --budget of them not in `known`; a combination that gives the same text as an earlier one is
- * dropped and does not count (a parameter of a pass with no site changes nothing, and the
+ * --budget of them not in `known`; a combination that gives the same code as an earlier one
+ * (the same text after the head line that names its recipe) is dropped and does not count,
+ * unless `known` holds its recipe (a parameter of a pass with no site changes nothing, and the
  * odometer leaves it at its default until the pass finds a site). An optional pass has one
  * more digit, its on/off, and those digits turn first: every combination of the parameters
  * is made with the optional passes and then without them. Remarks of missed sites are
@@ -254,12 +264,19 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
     if (ok && (v->nedits || v->nkernels || v->ntexts)) {
       strbuf b = {0};
       ok = variant_print(v, &b, d);
-      int dup = 0;
-      for (int i = 0; i < n && ok; i++)
-        dup |= (*out)[i].size == b.len && !memcmp((*out)[i].text, b.s, b.len);
       int is_known = 0;
       for (int k = 0; k < nknown && !is_known; k++)
         is_known = !strcmp(known[k], v->recipe.s);
+      /* the same code under another recipe (a parameter that changes nothing at this site:
+       * parallelize's block where one block runs a wavefront) is the same variant, unless
+       * the records know the recipe */
+      int dup = 0;
+      const char *code = after_head(b.s);
+      size_t len = b.len - (size_t)(code - b.s);
+      for (int i = 0; i < n && ok && !dup; i++) {
+        const char *c = after_head((*out)[i].text);
+        dup = (*out)[i].size - (size_t)(c - (*out)[i].text) == len && !memcmp(c, code, len) && !is_known;
+      }
       if (ok && !dup && (is_known || nnew < pool)) {
         bundle_variant *bv = ARENA_PUSH(m->arena, *out, n, cap);
         bv->text = arena_strndup(m->arena, b.s, b.len);
@@ -296,15 +313,6 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
       break; /* every combination made */
   }
   return n;
-}
-
-/* text without its leading `// kfuse variant ...` line, if it has one. */
-static const char *after_head(const char *text) {
-  static const char head[] = "// kfuse variant ";
-  if (strncmp(text, head, sizeof head - 1))
-    return text;
-  const char *nl = strchr(text, '\n');
-  return nl ? nl + 1 : text + strlen(text);
 }
 
 /* The variants the passes rest[0..nrest) make of variant `first` of m, parsed again: at most

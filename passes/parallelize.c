@@ -1216,12 +1216,19 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
   return found;
 }
 
+/* fronts: where a wavefront's one block runs every front (gen_wave()): 0, where L's range
+ * fits in one block's threads, else a launch a front; 1, whatever the range (each thread
+ * takes several of L's iterations a front). Which is faster depends on the fronts' sizes
+ * against a launch's cost, so the tuner measures both; it is the first digit, turning
+ * fastest, and a site without a wavefront gives the same text for both (dropped as a
+ * duplicate). */
+static const int fronts_values[] = {0, 1};
 static const int block_values[] = {256, 128, 512};
-static const pass_param params[] = {{"block", block_values, 3}};
+static const pass_param params[] = {{"fronts", fronts_values, 2}, {"block", block_values, 3}};
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 1;
+  return 2;
 }
 
 /* ---- printing ---- */
@@ -1235,6 +1242,8 @@ typedef struct gen {
   const char *base;             /* the new kernels' names start so */
   const char *fr;               /* the host's pointer to the frame: BASE_fr */
   int block;
+  int fronts_any;               /* a wavefront's one block runs whatever L's range (fronts=1) */
+  int nwaves;                   /* the wavefronts printed */
   unsigned char *frame;         /* per variable: lives in the frame */
   int nframe;
   hostloops host;               /* the host loops around what is printed */
@@ -1702,10 +1711,12 @@ static void wave_front(gen *g, const item *it, const char *thread, const char *s
  *   - one over L's iterations for one front, a launch a front: the host loops over the fronts
  *     from the least to the most, which it evaluates at L's first and last values (J's bounds
  *     are linear in L's variable);
- *   - one block that runs every front in turn, a barrier between fronts, for when L's whole
- *     range fits in one block: each thread then does what it would in a launch a front, and
- *     a barrier takes the place of a launch.
- * The host launches the second where L's range has at most WAVE_BLOCK iterations. */
+ *   - one block that runs every front in turn, a barrier between fronts: each thread does
+ *     what it would in a launch a front of one block, and a barrier takes the place of a
+ *     launch.
+ * The host launches the second where L's range has at most WAVE_BLOCK iterations, else the
+ * first a front; with fronts=1 (g->fronts_any), the second whatever the range, and the first
+ * is not written. */
 static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   const kstmt *L = it->band[0], *J = it->band[1];
   const char *name = arena_printf(g->v->a, "%s_par%d", g->base, ++g->nkernels);
@@ -1717,14 +1728,18 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
   g->in_device = 1;
   g->frame_direct = 0;
   g->red_var = -1;
-  const char *what = arena_printf(g->v->a,
-                                  "the loops at lines %u and %u as a wavefront, one launch a front of %s: a 1-D "
-                                  "grid over %s, each thread the %s of its front",
-                                  model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv, jv);
-  kernel_head(g, name, what, ", long long kf_front", 0, b);
-  frame_reads(g, L, b);
-  wave_front(g, it, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
-  sb_puts(b, "}\n\n");
+  g->nwaves++;
+  const char *what;
+  if (!g->fronts_any) {
+    what = arena_printf(g->v->a,
+                        "the loops at lines %u and %u as a wavefront, one launch a front of %s: a 1-D grid over %s, "
+                        "each thread the %s of its front",
+                        model_line(g->m, L->pos), model_line(g->m, J->pos), front, lv, jv);
+    kernel_head(g, name, what, ", long long kf_front", 0, b);
+    frame_reads(g, L, b);
+    wave_front(g, it, "blockIdx.x * blockDim.x + threadIdx.x", "gridDim.x * blockDim.x", 1, b);
+    sb_puts(b, "}\n\n");
+  }
   what = arena_printf(g->v->a,
                       "the loops at lines %u and %u as a wavefront in one block: every front of %s in turn, "
                       "a barrier between fronts, each thread the %s of its share of %s",
@@ -1757,15 +1772,21 @@ static void gen_wave(gen *g, const item *it, strbuf *h, int depth) {
       sb_puts(&pre, "  kf_first = kf_lo;\n  kf_last = kf_hi;\n}\n");
   }
   sb_printf(&pre, "const long long kf_n = %s;\n", extent(g, L, g->v->a));
-  sb_printf(&pre, "if (kf_n <= %d) /* %s's range in one block: it runs every front */\n", WAVE_BLOCK, lv);
+  if (g->fronts_any)
+    sb_printf(&pre, "/* one block runs every front, each thread taking every %dth of %s's iterations */\n",
+              WAVE_BLOCK, lv);
+  else
+    sb_printf(&pre, "if (kf_n <= %d) /* %s's range in one block: it runs every front */\n", WAVE_BLOCK, lv);
   print_indent(h, depth);
   sb_puts(h, "{\n");
   print_lines(h, depth + 1, pre.s);
   launch(g, fronts, "1", arena_printf(g->v->a, "kfuse_par_blocks(kf_n, 32, %d) * 32", WAVE_BLOCK / 32),
-         ", kf_first, kf_last", h, depth + 2);
-  print_lines(h, depth + 1, "else\n  for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
-  launch(g, name, arena_printf(g->v->a, "kfuse_par_blocks(kf_n, %d, %d)", g->block, 1 << 20),
-         arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 3);
+         ", kf_first, kf_last", h, depth + 1 + !g->fronts_any);
+  if (!g->fronts_any) {
+    print_lines(h, depth + 1, "else\n  for (long long kf_front = kf_first; kf_front <= kf_last; kf_front++)\n");
+    launch(g, name, arena_printf(g->v->a, "kfuse_par_blocks(kf_n, %d, %d)", g->block, 1 << 20),
+           arena_printf(g->v->a, "%d", g->block), ", kf_front", h, depth + 3);
+  }
   print_indent(h, depth);
   sb_puts(h, "}\n");
   sb_free(&jlo);
@@ -2164,7 +2185,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   g.e = e;
   g.st = st;
   g.k = k;
-  g.block = values ? values[0] : block_values[0];
+  g.fronts_any = values ? values[0] : fronts_values[0];
+  g.block = values ? values[1] : block_values[0];
   g.base = variant_fresh_name(v, arena_printf(v->a, "%s_p", k->name));
   g.fr = arena_printf(v->a, "%s_fr", g.base);
   g.frame = arena_alloc(v->a, (size_t)k->nvars + 1);
@@ -2214,9 +2236,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     variant_add_helper(v, "kfuse_par_blocks", helper);
     if (has_red(items, n))
       variant_add_include(v, "<math.h>");
-    variant_note(v, arena_printf(v->a, "parallelize@%s#%d(block=%d)", e->name, site->first_step, g.block),
-                 arena_printf(v->a, "parallelize: %s -> %d kernels (%d parallel), block %d", site->what, g.nkernels,
-                              p.nparallel, g.block));
+    const char *fronts = g.nwaves && g.fronts_any ? ",fronts=1" : "";
+    variant_note(v, arena_printf(v->a, "parallelize@%s#%d(block=%d%s)", e->name, site->first_step, g.block, fronts),
+                 arena_printf(v->a, "parallelize: %s -> %d kernels (%d parallel), block %d%s", site->what, g.nkernels,
+                              p.nparallel, g.block,
+                              *fronts ? ", every wavefront in one block" : ""));
     variant_add_kernel(v, site->entry, g.base, out.s);
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "parallelize: overlapping changes at %s; the variant is dropped",
