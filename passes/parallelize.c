@@ -1223,12 +1223,18 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
  * fastest, and a site without a wavefront gives the same text for both (dropped as a
  * duplicate). */
 static const int fronts_values[] = {0, 1};
+/* oneblock: 1 runs a site with a host loop in one block of ONE_BLOCK threads (one_block_fits()):
+ * the host loop on the device, each launch in it a call followed by a barrier. A launch
+ * costs microseconds and a barrier far less, so a loop of many small steps (a solver's
+ * pivot loop) gains, and one of large steps loses the rest of the GPU: the tuner measures. */
+static const int oneblock_values[] = {0, 1};
 static const int block_values[] = {256, 128, 512};
-static const pass_param params[] = {{"fronts", fronts_values, 2}, {"block", block_values, 3}};
+static const pass_param params[] = {
+    {"fronts", fronts_values, 2}, {"oneblock", oneblock_values, 2}, {"block", block_values, 3}};
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 2;
+  return 3;
 }
 
 /* ---- printing ---- */
@@ -1243,6 +1249,8 @@ typedef struct gen {
   const char *fr;               /* the host's pointer to the frame: BASE_fr */
   int block;
   int fronts_any;               /* a wavefront's one block runs whatever L's range (fronts=1) */
+  int one_block;                /* the site in one block (oneblock=1): kernels are __device__
+                                 * functions, launches calls and barriers */
   int nwaves;                   /* the wavefronts printed */
   unsigned char *frame;         /* per variable: lives in the frame */
   int nframe;
@@ -1284,6 +1292,10 @@ static const char *member(const gen *g, int v) {
 static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   gen *g = ctx;
   if (!g->in_device) { /* a host loop's bound: the launch's arguments, the host loops' names */
+    if (e->kind == KE_PARAM && g->one_block) { /* the block's kernel has the kernel's parameters */
+      sb_printf(b, "(%s)", g->k->params[e->param].name);
+      return 1;
+    }
     if (e->kind == KE_PARAM) {
       const char *t = pass_arg_text(g->m, g->e, NULL, g->st, e->param);
       sb_printf(b, "(%s)", t ? t : g->st->args[e->param].text);
@@ -1356,7 +1368,9 @@ static void kernel_head(gen *g, const char *name, const char *what, const char *
   sb_printf(b, "// kfuse parallelize of %s (line %u): %s", g->k->name, g->k->loc.line, what);
   if (g->part_of)
     sb_printf(b, " (a part of the loop at line %u, distributed)", model_line(g->m, g->part_of->pos));
-  if (bounds)
+  if (g->one_block)
+    sb_printf(b, "\nstatic __device__ void %s(", name);
+  else if (bounds)
     sb_printf(b, "\n__global__ void __launch_bounds__(%d) %s(", bounds, name);
   else
     sb_printf(b, "\n__global__ void %s(", name);
@@ -1369,20 +1383,35 @@ static void kernel_head(gen *g, const char *name, const char *what, const char *
 }
 
 /* The launch of kernel name with grid and block, its arguments the site's, then extra (text
- * starting with ", ", or NULL). */
+ * starting with ", ", or NULL). In one block (g->one_block), a call of the kernel's function
+ * with the block's kernel's names instead, by thread 0 alone for a one-thread launch, then a
+ * barrier: what the launch wrote is seen by every thread after it. */
 static void launch(gen *g, const char *name, const char *grid, const char *block, const char *extra, strbuf *h,
                    int depth) {
   print_indent(h, depth);
-  sb_printf(h, "%s<<<%s, %s, 0, %s>>>(", name, grid, block, g->st->stream ? g->st->stream : "0");
+  if (g->one_block && !strcmp(grid, "1") && !strcmp(block, "1")) {
+    sb_puts(h, "if (threadIdx.x == 0) /* a one-thread launch */\n");
+    print_indent(h, depth + 1);
+  }
+  if (g->one_block)
+    sb_printf(h, "%s(", name);
+  else
+    sb_printf(h, "%s<<<%s, %s, 0, %s>>>(", name, grid, block, g->st->stream ? g->st->stream : "0");
   for (int i = 0; i < g->st->nargs; i++) {
-    const char *t = pass_arg_text(g->m, g->e, NULL, g->st, i);
+    const char *t = !g->one_block ? pass_arg_text(g->m, g->e, NULL, g->st, i)
+                    : i < g->k->nparams ? g->k->params[i].name
+                                        : NULL;
     sb_printf(h, "%s%s", i ? ", " : "", t ? t : g->st->args[i].text);
   }
   for (int i = 0; i < g->host.n; i++)
     sb_printf(h, ", kf_%s", g->k->vars[g->host.loop[i]->loop_var].name);
   if (g->nframe)
-    sb_printf(h, ", %s", g->fr);
+    sb_printf(h, ", %s", g->one_block ? "kf_fr" : g->fr);
   sb_printf(h, "%s);\n", extra ? extra : "");
+  if (g->one_block) {
+    print_indent(h, depth);
+    sb_puts(h, "__syncthreads();\n");
+  }
 }
 
 /* `const T v = kf_fr->v;` for every frame variable s reads (a parallel kernel reads them once). */
@@ -1664,7 +1693,7 @@ static void gen_par(gen *g, const item *it, strbuf *h, int depth) {
   }
   const char *grid = nb == 1 ? gd[0] : arena_printf(g->v->a, "dim3(%s, %s, %s)", gd[0], gd[1], gd[2]);
   const char *block = nb == 1 ? arena_printf(g->v->a, "%d", bx) : arena_printf(g->v->a, "dim3(%d, %d, %d)", bx, by, bz);
-  if (pre.len) {
+  if (pre.len && !g->one_block) { /* in one block, no grid to size */
     print_indent(h, depth);
     sb_puts(h, "{\n");
     print_lines(h, depth + 1, pre.s);
@@ -2107,6 +2136,28 @@ static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth) {
   }
 }
 
+/* The threads of the one block that runs a site (oneblock=1). */
+#define ONE_BLOCK 1024
+
+/* Whether items can run in one block (oneblock=1): one-thread runs, grids and host loops of
+ * them, nothing else (a reduction's or a scan's tree is sized by its grid's block and
+ * finished by a second kernel; a wavefront has its own one-block form). A grid's loops
+ * stride by the grid, so in a block of ONE_BLOCK x 1 x 1 threads the innermost loop of a 2-D or
+ * 3-D grid is split among the threads and each runs the outer ones whole. *loops counts the
+ * host loops. */
+static int one_block_fits(const item *items, int n, int *loops) {
+  for (int i = 0; i < n; i++) {
+    const item *it = &items[i];
+    if (it->kind == IT_LOOP) {
+      ++*loops;
+      if (!one_block_fits(it->body, it->nbody, loops))
+        return 0;
+    } else if (it->kind != IT_SERIAL && it->kind != IT_PAR)
+      return 0;
+  }
+  return 1;
+}
+
 /* Frame variables: the scalars declared by the serial items' top-level statements, and the
  * accumulators of the reductions. */
 static void mark_frame(gen *g, const item *items, int n) {
@@ -2186,7 +2237,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   g.st = st;
   g.k = k;
   g.fronts_any = values ? values[0] : fronts_values[0];
-  g.block = values ? values[1] : block_values[0];
+  g.block = values ? values[2] : block_values[0];
+  int loops = 0;
+  g.one_block = values && values[1] && one_block_fits(items, n, &loops) && loops > 0;
   g.base = variant_fresh_name(v, arena_printf(v->a, "%s_p", k->name));
   g.fr = arena_printf(v->a, "%s_fr", g.base);
   g.frame = arena_alloc(v->a, (size_t)k->nvars + 1);
@@ -2201,7 +2254,24 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_printf(&host, "  %s_frame *%s = NULL;\n", g.base, g.fr);
     sb_printf(&host, "  cudaMallocAsync((void **)&%s, sizeof(%s_frame), %s);\n", g.fr, g.base, stream);
   }
-  gen_items(&g, items, n, &host, 1);
+  if (g.one_block) {
+    /* the items in one kernel of one block, which the host launches once */
+    strbuf body = {0};
+    gen_items(&g, items, n, &body, 1);
+    const char *name = arena_printf(v->a, "%s_block", g.base);
+    g.one_block = 0;
+    kernel_head(&g, name,
+                arena_printf(v->a, "the whole kernel in one block of %d threads: its host loops here, each launch "
+                                   "a call and a barrier",
+                             ONE_BLOCK),
+                NULL, ONE_BLOCK, &g.kernels);
+    sb_puts(&g.kernels, body.s ? body.s : "");
+    sb_puts(&g.kernels, "}\n\n");
+    launch(&g, name, "1", arena_printf(v->a, "%d", ONE_BLOCK), NULL, &host, 1);
+    g.one_block = 1;
+    sb_free(&body);
+  } else
+    gen_items(&g, items, n, &host, 1);
   if (g.nframe)
     sb_printf(&host, "  cudaFreeAsync(%s, %s);\n", g.fr, stream);
   if (g.nframe) {
@@ -2233,14 +2303,19 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_free(&block);
   }
   if (ok) {
-    variant_add_helper(v, "kfuse_par_blocks", helper);
+    if (!g.one_block)
+      variant_add_helper(v, "kfuse_par_blocks", helper);
     if (has_red(items, n))
       variant_add_include(v, "<math.h>");
     const char *fronts = g.nwaves && g.fronts_any ? ",fronts=1" : "";
-    variant_note(v, arena_printf(v->a, "parallelize@%s#%d(block=%d%s)", e->name, site->first_step, g.block, fronts),
-                 arena_printf(v->a, "parallelize: %s -> %d kernels (%d parallel), block %d%s", site->what, g.nkernels,
-                              p.nparallel, g.block,
-                              *fronts ? ", every wavefront in one block" : ""));
+    if (g.one_block)
+      variant_note(v, arena_printf(v->a, "parallelize@%s#%d(oneblock=1)", e->name, site->first_step),
+                   arena_printf(v->a, "parallelize: %s -> %d kernels (%d parallel) in one block of %d threads",
+                                site->what, g.nkernels, p.nparallel, ONE_BLOCK));
+    else
+      variant_note(v, arena_printf(v->a, "parallelize@%s#%d(block=%d%s)", e->name, site->first_step, g.block, fronts),
+                   arena_printf(v->a, "parallelize: %s -> %d kernels (%d parallel), block %d%s", site->what,
+                                g.nkernels, p.nparallel, g.block, *fronts ? ", every wavefront in one block" : ""));
     variant_add_kernel(v, site->entry, g.base, out.s);
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "parallelize: overlapping changes at %s; the variant is dropped",

@@ -5,8 +5,10 @@
 // RUN: FileCheck %s < %t/manifest.txt
 // CHECK:      variant v1 v1.cu parallelize@smooth#0(block=256)+fuse-pointwise(block=256,vec=4)@smooth#0-#0+cuda-graph@smooth
 // CHECK-NEXT: variant v2 v2.cu parallelize@smooth#0(block=256)+fuse-pointwise(block=256,vec=4)@smooth#0-#0
-// CHECK:      variant v4 v4.cu parallelize@smooth#0(block=256)
-// CHECK-NEXT: variant v5 v5.cu parallelize@smooth#0(block=128)+fuse-pointwise
+// CHECK-NEXT: variant v3 v3.cu parallelize@smooth#0(block=256)
+// CHECK-NEXT: variant v4 v4.cu parallelize@smooth#0(oneblock=1)+cuda-graph@smooth
+// CHECK-NEXT: variant v5 v5.cu parallelize@smooth#0(oneblock=1)
+// CHECK-NEXT: variant v6 v6.cu parallelize@smooth#0(block=128)+fuse-pointwise
 // RUN: %strip-checks %t/v1.cu | FileCheck --check-prefix=V1 %s
 // V1:      // kfuse variant parallelize@smooth#0(block=256)+fuse-pointwise(block=256,vec=4)@smooth#0-#0+cuda-graph@smooth
 // V1-NOT:  // kfuse variant
