@@ -1735,6 +1735,8 @@ static void wave_front(gen *g, const item *it, const char *thread, const char *s
 
 /* The most threads of the one block that runs every front of a wavefront (below). */
 #define WAVE_BLOCK 1024
+/* The threads of the one block that runs a site (oneblock=1). */
+#define ONE_BLOCK 1024
 
 /* A wavefront (wave_match()), in two kernels:
  *   - one over L's iterations for one front, a launch a front: the host loops over the fronts
@@ -1885,17 +1887,18 @@ static void emit_combine(gen *g, const item *it, const char *x, int xm, const ch
 /* Each thread's accumulators into kf_sh_<v>[0, block) in shared memory, and the fixed tree
  * over them, thread 0's last. */
 static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
+  const int threads = g->one_block ? ONE_BLOCK : g->block;
   for (int r = 0; r < it->nred; r++) {
     const char *v = g->k->vars[it->red[r]].name;
     print_indent(b, depth);
-    sb_printf(b, "__shared__ %s kf_sh_%s[%d];\n", vtype(g, it->red[r]), v, g->block);
+    sb_printf(b, "__shared__ %s kf_sh_%s[%d];\n", vtype(g, it->red[r]), v, threads);
     print_indent(b, depth);
     sb_printf(b, "kf_sh_%s[threadIdx.x] = %s;\n", v, v);
   }
   print_indent(b, depth);
   sb_puts(b, "__syncthreads();\n");
   print_indent(b, depth);
-  sb_printf(b, "for (int kf_w = %d; kf_w > 0; kf_w >>= 1) {\n", g->block / 2);
+  sb_printf(b, "for (int kf_w = %d; kf_w > 0; kf_w >>= 1) {\n", threads / 2);
   print_indent(b, depth + 1);
   sb_puts(b, "if ((int)threadIdx.x < kf_w) {\n");
   emit_combine(g, it, "kf_sh_%s[threadIdx.x]", 0, "kf_sh_%s[threadIdx.x + kf_w]", 0, 0, depth + 2, b);
@@ -1923,7 +1926,10 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   g->in_device = 1;
   g->frame_direct = 0;
   g->red_var = -1;
-  kernel_head(g, name, arena_printf(a, "the reduction at line %u, each block's share", model_line(g->m, it->loop->pos)),
+  kernel_head(g, name,
+              arena_printf(a, g->one_block ? "the reduction at line %u, by the block" : "the reduction at line %u, "
+                                                                                          "each block's share",
+                           model_line(g->m, it->loop->pos)),
               NULL, 0, b);
   for (int v = 0; v < g->k->nvars; v++) {
     int is_red = 0;
@@ -1939,6 +1945,13 @@ static void gen_red(gen *g, const item *it, strbuf *h, int depth) {
   sb_puts(b, "  }\n");
   block_tree(g, it, 1, b);
   sb_puts(b, "  if (threadIdx.x == 0) {\n");
+  if (g->one_block) { /* the block's result is the whole reduction's: into the frame */
+    emit_combine(g, it, "kf_fr->%s", 1, "kf_sh_%s[0]", 0, 1, 2, b);
+    sb_puts(b, "  }\n}\n\n");
+    g->in_device = 0;
+    launch(g, name, "1", arena_printf(a, "%d", ONE_BLOCK), NULL, h, depth);
+    return;
+  }
   for (int r = 0; r < it->nred; r++) {
     const char *v = g->k->vars[it->red[r]].name;
     sb_printf(b, "    kf_fr->kf_part_%s[blockIdx.x] = kf_sh_%s[0];\n", member(g, it->red[r]), v);
@@ -2136,12 +2149,9 @@ static void gen_items(gen *g, const item *items, int n, strbuf *h, int depth) {
   }
 }
 
-/* The threads of the one block that runs a site (oneblock=1). */
-#define ONE_BLOCK 1024
-
-/* Whether items can run in one block (oneblock=1): one-thread runs, grids and host loops of
- * them, nothing else (a reduction's or a scan's tree is sized by its grid's block and
- * finished by a second kernel; a wavefront has its own one-block form). A grid's loops
+/* Whether items can run in one block (oneblock=1): one-thread runs, grids, reductions (the
+ * block's tree is the whole reduction's) and host loops of them, nothing else (a scan's
+ * carries are passed between blocks; a wavefront has its own one-block form). A grid's loops
  * stride by the grid, so in a block of ONE_BLOCK x 1 x 1 threads the innermost loop of a 2-D or
  * 3-D grid is split among the threads and each runs the outer ones whole. *loops counts the
  * host loops. */
@@ -2152,7 +2162,7 @@ static int one_block_fits(const item *items, int n, int *loops) {
       ++*loops;
       if (!one_block_fits(it->body, it->nbody, loops))
         return 0;
-    } else if (it->kind != IT_SERIAL && it->kind != IT_PAR)
+    } else if (it->kind != IT_SERIAL && it->kind != IT_PAR && it->kind != IT_RED)
       return 0;
   }
   return 1;
@@ -2281,7 +2291,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
       if (g.frame[i])
         sb_printf(&out, "  %s %s;\n", vtype(&g, i), member(&g, i));
     unsigned char *done = arena_alloc(v->a, (size_t)k->nvars + 1);
-    red_slots(&g, items, n, &out, done);
+    if (!g.one_block) /* one block has no blocks' partial results */
+      red_slots(&g, items, n, &out, done);
     sb_puts(&out, "};\n\n");
   }
   sb_puts(&out, g.kernels.s ? g.kernels.s : "");

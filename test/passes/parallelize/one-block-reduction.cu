@@ -1,0 +1,36 @@
+// oneblock=1 with a reduction in the host loop (durbin's shape): in one block the block's tree
+// is the whole reduction's, sized by the block's 1024 threads, and thread 0 folds it into the
+// frame, where the next call reads it after the barrier. No second kernel of the blocks'
+// partial results, and no room for them in the frame.
+// RUN: %kfuse %s --passes=parallelize --pin parallelize.oneblock=1 --emit=transformed -o %t.cu
+// RUN: %strip-checks %t.cu | FileCheck %s --implicit-check-not=_done --implicit-check-not=kf_part
+#include <cuda_runtime.h>
+
+__global__ void steps_serial(const float *a, float *y, int n) {
+  for (int k = 1; k < n; ++k) {
+    float s = 0.0f;
+    for (int i = 0; i < k; ++i)
+      s += a[i] * y[i];
+    y[k] = y[k] - s;
+  }
+}
+
+// kfuse: in a float[n]
+// kfuse: inout y float[n]
+// kfuse: tol rtol=1e-3 atol=1e-4
+// kfuse: tune n=1000
+// kfuse: check n=37
+extern "C" void steps(const float *a, float *y, int n, cudaStream_t stream) {
+  steps_serial<<<1, 1, 0, stream>>>(a, y, n);
+}
+
+// CHECK: static __device__ void steps_serial_p_red{{[0-9]+}}(
+// CHECK: __shared__ float kf_sh_s[1024];
+// CHECK: for (int kf_w = 512; kf_w > 0; kf_w >>= 1) {
+// CHECK: if (threadIdx.x == 0) {
+// CHECK-NEXT: kf_fr->s = kf_fr->s + kf_sh_s[0];
+// CHECK: __global__ void __launch_bounds__(1024) steps_serial_p_block(
+// CHECK: for (int kf_k = 1; kf_k < (n); kf_k += 1) {
+// CHECK: steps_serial_p_red{{[0-9]+}}(a, y, n, kf_k, kf_fr);
+// CHECK-NEXT: __syncthreads();
+// CHECK: steps_serial_p_block<<<1, 1024, 0, stream>>>(a, y, n, steps_serial_p_fr);
