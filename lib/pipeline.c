@@ -273,9 +273,9 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
       int dup = 0;
       const char *code = after_head(b.s);
       size_t len = b.len - (size_t)(code - b.s);
-      for (int i = 0; i < n && ok && !dup; i++) {
+      for (int i = 0; i < n && ok && !is_known && !dup; i++) {
         const char *c = after_head((*out)[i].text);
-        dup = (*out)[i].size - (size_t)(c - (*out)[i].text) == len && !memcmp(c, code, len) && !is_known;
+        dup = (*out)[i].size - (size_t)(c - (*out)[i].text) == len && !memcmp(c, code, len);
       }
       if (ok && !dup && (is_known || nnew < pool)) {
         bundle_variant *bv = ARENA_PUSH(m->arena, *out, n, cap);

@@ -2249,7 +2249,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   g.fronts_any = values ? values[0] : fronts_values[0];
   g.block = values ? values[2] : block_values[0];
   int loops = 0;
-  g.one_block = values && values[1] && one_block_fits(items, n, &loops) && loops > 0;
+  const int one_block = values && values[1] && one_block_fits(items, n, &loops) && loops > 0;
   g.base = variant_fresh_name(v, arena_printf(v->a, "%s_p", k->name));
   g.fr = arena_printf(v->a, "%s_fr", g.base);
   g.frame = arena_alloc(v->a, (size_t)k->nvars + 1);
@@ -2264,21 +2264,22 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
     sb_printf(&host, "  %s_frame *%s = NULL;\n", g.base, g.fr);
     sb_printf(&host, "  cudaMallocAsync((void **)&%s, sizeof(%s_frame), %s);\n", g.fr, g.base, stream);
   }
-  if (g.one_block) {
-    /* the items in one kernel of one block, which the host launches once */
-    strbuf body = {0};
-    gen_items(&g, items, n, &body, 1);
+  if (one_block) {
+    /* the items in one kernel of one block, which the host launches once: its head and the
+     * launch as any kernel's, then the items as functions it calls (g.one_block), which
+     * precede it in the file */
     const char *name = arena_printf(v->a, "%s_block", g.base);
-    g.one_block = 0;
+    strbuf head = {0}, body = {0};
     kernel_head(&g, name,
                 arena_printf(v->a, "the whole kernel in one block of %d threads: its host loops here, each launch "
                                    "a call and a barrier",
                              ONE_BLOCK),
-                NULL, ONE_BLOCK, &g.kernels);
-    sb_puts(&g.kernels, body.s ? body.s : "");
-    sb_puts(&g.kernels, "}\n\n");
+                NULL, ONE_BLOCK, &head);
     launch(&g, name, "1", arena_printf(v->a, "%d", ONE_BLOCK), NULL, &host, 1);
     g.one_block = 1;
+    gen_items(&g, items, n, &body, 1);
+    sb_printf(&g.kernels, "%s%s}\n\n", head.s, body.s ? body.s : "");
+    sb_free(&head);
     sb_free(&body);
   } else
     gen_items(&g, items, n, &host, 1);
