@@ -58,6 +58,7 @@
  * it neither returns nor breaks.
  * Parameter: block (256, 128, 512), the threads of a block; a 2-D grid's block is 32 wide.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "../lib/print.h"
@@ -1362,9 +1363,45 @@ static void print_e(gen *g, const kexpr *e, strbuf *b) {
   print_expr_with(g->k, &h, e, b);
 }
 
+/* The kernel's parameters, as pass_print_params() writes them but without __restrict__,
+ * __restrict or restrict in their types. */
+static void params_unrestricted(const kkernel *k, strbuf *b) {
+  for (int i = 0; i < k->nparams; i++) {
+    strbuf t = {0};
+    for (const char *s = k->params[i].type_spelling; *s;) {
+      if (!isalpha((unsigned char)*s) && *s != '_') {
+        sb_putc(&t, *s++);
+        continue;
+      }
+      const char *w = s;
+      while (isalnum((unsigned char)*s) || *s == '_')
+        s++;
+      size_t n = (size_t)(s - w);
+      if ((n == 12 && !strncmp(w, "__restrict__", n)) || (n == 10 && !strncmp(w, "__restrict", n)) ||
+          (n == 8 && !strncmp(w, "restrict", n))) {
+        while (*s == ' ')
+          s++;
+        continue;
+      }
+      sb_putn(&t, w, n);
+    }
+    while (t.len && t.s[t.len - 1] == ' ')
+      t.s[--t.len] = 0;
+    sb_printf(b, "%s%s%s%s", i ? ", " : "", t.s ? t.s : "", t.len && t.s[t.len - 1] == '*' ? "" : " ",
+              k->params[i].name);
+    sb_free(&t);
+  }
+}
+
 /* The parameters of every new kernel: the kernel's own, the host loops' variables, the frame,
- * then extra (", T *p"). */
+ * then extra (", T *p"). bounds is the block's size where the kernel is one block whose
+ * threads pass values to each other through memory across barriers (a wavefront's one block,
+ * a site's in one block), else 0. There, and in the functions of a site in one block, no
+ * pointer is __restrict__: nvcc may then load restrict-qualified memory before the barrier
+ * after which another thread's store is to be seen (it did in gramschmidt's rkk, read from the
+ * frame before thread 0 had written it). */
 static void kernel_head(gen *g, const char *name, const char *what, const char *extra, int bounds, strbuf *b) {
+  const int shared = bounds || g->one_block;
   sb_printf(b, "// kfuse parallelize of %s (line %u): %s", g->k->name, g->k->loc.line, what);
   if (g->part_of)
     sb_printf(b, " (a part of the loop at line %u, distributed)", model_line(g->m, g->part_of->pos));
@@ -1374,11 +1411,14 @@ static void kernel_head(gen *g, const char *name, const char *what, const char *
     sb_printf(b, "\n__global__ void __launch_bounds__(%d) %s(", bounds, name);
   else
     sb_printf(b, "\n__global__ void %s(", name);
-  pass_print_params(g->k, b);
+  if (shared)
+    params_unrestricted(g->k, b);
+  else
+    pass_print_params(g->k, b);
   for (int i = 0; i < g->host.n; i++)
     sb_printf(b, ", %s %s", vtype(g, g->host.loop[i]->loop_var), g->k->vars[g->host.loop[i]->loop_var].name);
   if (g->nframe)
-    sb_printf(b, ", %s_frame *__restrict__ kf_fr", g->base);
+    sb_printf(b, ", %s_frame *%skf_fr", g->base, shared ? "" : "__restrict__ ");
   sb_printf(b, "%s) {\n", extra ? extra : "");
 }
 
