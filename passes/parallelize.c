@@ -1925,9 +1925,39 @@ static void emit_combine(gen *g, const item *it, const char *x, int xm, const ch
 }
 
 /* Each thread's accumulators into kf_sh_<v>[0, block) in shared memory, and the fixed tree
- * over them, thread 0's last. */
+ * over them, thread 0's last. In one block, where thread t takes the loop's iterations t,
+ * t + ONE_BLOCK, ..., the threads from the range's count on hold the identity, and a level
+ * whose width is at least the count combines with the identity alone: the tree starts at the
+ * widest level below the count (kf_top, alike in every thread, so every barrier is reached
+ * by all), a barrier a level fewer for short ranges (ludcmp's and gramschmidt's). */
 static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
   const int threads = g->one_block ? ONE_BLOCK : g->block;
+  const char *top = arena_printf(g->v->a, "%d", threads / 2);
+  if (g->one_block) {
+    const kstmt *L = it->loop;
+    strbuf lo = {0}, hi = {0};
+    print_e(g, L->lo, &lo);
+    print_e(g, L->hi, &hi);
+    print_indent(b, depth);
+    sb_printf(b, "int kf_top = %d; /* the widest level below the range's count */\n", threads / 2);
+    print_indent(b, depth);
+    const long long step = kx_strip(L->stride)->ival;
+    const kexpr *l0 = kx_strip(L->lo);
+    sb_puts(b, "while (kf_top > 0 && ");
+    if (step == 1)
+      sb_puts(b, "kf_top");
+    else
+      sb_printf(b, "(long long)kf_top * %lld", step);
+    sb_printf(b, " >= (long long)(%s)%s", hi.s, L->hi_inclusive ? " + 1" : "");
+    if (l0->kind != KE_INT || l0->ival != 0)
+      sb_printf(b, " - (long long)(%s)", lo.s);
+    sb_puts(b, ")\n");
+    print_indent(b, depth + 1);
+    sb_puts(b, "kf_top >>= 1;\n");
+    sb_free(&lo);
+    sb_free(&hi);
+    top = "kf_top";
+  }
   for (int r = 0; r < it->nred; r++) {
     const char *v = g->k->vars[it->red[r]].name;
     print_indent(b, depth);
@@ -1938,7 +1968,7 @@ static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
   print_indent(b, depth);
   sb_puts(b, "__syncthreads();\n");
   print_indent(b, depth);
-  sb_printf(b, "for (int kf_w = %d; kf_w > 0; kf_w >>= 1) {\n", threads / 2);
+  sb_printf(b, "for (int kf_w = %s; kf_w > 0; kf_w >>= 1) {\n", top);
   print_indent(b, depth + 1);
   sb_puts(b, "if ((int)threadIdx.x < kf_w) {\n");
   emit_combine(g, it, "kf_sh_%s[threadIdx.x]", 0, "kf_sh_%s[threadIdx.x + kf_w]", 0, 0, depth + 2, b);

@@ -1,7 +1,8 @@
 // oneblock=1 with a reduction in the host loop (durbin's shape): in one block the block's tree
 // is the whole reduction's, sized by the block's 1024 threads, and thread 0 folds it into the
 // frame, where the next call reads it after the barrier. No second kernel of the blocks'
-// partial results, and no room for them in the frame.
+// partial results, and no room for them in the frame. Threads past the range's count (k here)
+// hold the identity, so the tree starts at the widest level below the count.
 // The threads of the block pass values through the frame and the arrays across barriers, so the
 // block's kernel and its functions drop the no-alias qualifier the input's pointers carry: with
 // it, nvcc may load such memory above the barrier after which another thread's store is to be
@@ -30,8 +31,11 @@ extern "C" void steps(const float *a, float *y, int n, cudaStream_t stream) {
 
 // CHECK: __global__ void steps_serial(const float *__restrict__ a, float *__restrict__ y, int n) {
 // CHECK: static __device__ void steps_serial_p_red{{[0-9]+}}(const float *a, float *y, int n, int k, steps_serial_p_frame *kf_fr) {
-// CHECK: __shared__ float kf_sh_s[1024];
-// CHECK: for (int kf_w = 512; kf_w > 0; kf_w >>= 1) {
+// CHECK: int kf_top = 512; /* the widest level below the range's count */
+// CHECK-NEXT: while (kf_top > 0 && kf_top >= (long long)(k))
+// CHECK-NEXT: kf_top >>= 1;
+// CHECK-NEXT: __shared__ float kf_sh_s[1024];
+// CHECK: for (int kf_w = kf_top; kf_w > 0; kf_w >>= 1) {
 // CHECK: if (threadIdx.x == 0) {
 // CHECK-NEXT: kf_fr->s = kf_fr->s + kf_sh_s[0];
 // CHECK: __global__ void __launch_bounds__(1024) steps_serial_p_block(const float *a, float *y, int n, steps_serial_p_frame *kf_fr) {
