@@ -58,7 +58,6 @@
  * it neither returns nor breaks.
  * Parameter: block (256, 128, 512), the threads of a block; a 2-D grid's block is 32 wide.
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "../lib/print.h"
@@ -1363,36 +1362,6 @@ static void print_e(gen *g, const kexpr *e, strbuf *b) {
   print_expr_with(g->k, &h, e, b);
 }
 
-/* The kernel's parameters, as pass_print_params() writes them but without __restrict__,
- * __restrict or restrict in their types. */
-static void params_unrestricted(const kkernel *k, strbuf *b) {
-  for (int i = 0; i < k->nparams; i++) {
-    strbuf t = {0};
-    for (const char *s = k->params[i].type_spelling; *s;) {
-      if (!isalpha((unsigned char)*s) && *s != '_') {
-        sb_putc(&t, *s++);
-        continue;
-      }
-      const char *w = s;
-      while (isalnum((unsigned char)*s) || *s == '_')
-        s++;
-      size_t n = (size_t)(s - w);
-      if ((n == 12 && !strncmp(w, "__restrict__", n)) || (n == 10 && !strncmp(w, "__restrict", n)) ||
-          (n == 8 && !strncmp(w, "restrict", n))) {
-        while (*s == ' ')
-          s++;
-        continue;
-      }
-      sb_putn(&t, w, n);
-    }
-    while (t.len && t.s[t.len - 1] == ' ')
-      t.s[--t.len] = 0;
-    sb_printf(b, "%s%s%s%s", i ? ", " : "", t.s ? t.s : "", t.len && t.s[t.len - 1] == '*' ? "" : " ",
-              k->params[i].name);
-    sb_free(&t);
-  }
-}
-
 /* The parameters of every new kernel: the kernel's own, the host loops' variables, the frame,
  * then extra (", T *p"). bounds is the block's size where the kernel is one block whose
  * threads pass values to each other through memory across barriers (a wavefront's one block,
@@ -1412,7 +1381,7 @@ static void kernel_head(gen *g, const char *name, const char *what, const char *
   else
     sb_printf(b, "\n__global__ void %s(", name);
   if (shared)
-    params_unrestricted(g->k, b);
+    pass_print_params_unrestricted(g->k, b);
   else
     pass_print_params(g->k, b);
   for (int i = 0; i < g->host.n; i++)
@@ -1932,31 +1901,30 @@ static void emit_combine(gen *g, const item *it, const char *x, int xm, const ch
  * by all), a barrier a level fewer for short ranges (ludcmp's and gramschmidt's). */
 static void block_tree(gen *g, const item *it, int depth, strbuf *b) {
   const int threads = g->one_block ? ONE_BLOCK : g->block;
-  const char *top = arena_printf(g->v->a, "%d", threads / 2);
+  const char *top = g->one_block ? "kf_top" : arena_printf(g->v->a, "%d", threads / 2);
   if (g->one_block) {
     const kstmt *L = it->loop;
-    strbuf lo = {0}, hi = {0};
-    print_e(g, L->lo, &lo);
-    print_e(g, L->hi, &hi);
+    const long long step = kx_strip(L->stride)->ival;
+    const kexpr *l0 = kx_strip(L->lo);
     print_indent(b, depth);
     sb_printf(b, "int kf_top = %d; /* the widest level below the range's count */\n", threads / 2);
     print_indent(b, depth);
-    const long long step = kx_strip(L->stride)->ival;
-    const kexpr *l0 = kx_strip(L->lo);
     sb_puts(b, "while (kf_top > 0 && ");
     if (step == 1)
       sb_puts(b, "kf_top");
     else
       sb_printf(b, "(long long)kf_top * %lld", step);
-    sb_printf(b, " >= (long long)(%s)%s", hi.s, L->hi_inclusive ? " + 1" : "");
-    if (l0->kind != KE_INT || l0->ival != 0)
-      sb_printf(b, " - (long long)(%s)", lo.s);
+    sb_puts(b, " >= (long long)(");
+    print_e(g, L->hi, b);
+    sb_printf(b, ")%s", L->hi_inclusive ? " + 1" : "");
+    if (l0->kind != KE_INT || l0->ival != 0) {
+      sb_puts(b, " - (long long)(");
+      print_e(g, L->lo, b);
+      sb_puts(b, ")");
+    }
     sb_puts(b, ")\n");
     print_indent(b, depth + 1);
     sb_puts(b, "kf_top >>= 1;\n");
-    sb_free(&lo);
-    sb_free(&hi);
-    top = "kf_top";
   }
   for (int r = 0; r < it->nred; r++) {
     const char *v = g->k->vars[it->red[r]].name;

@@ -108,6 +108,10 @@ const kstep *pass_replaced(const kstep *call, const kstep *st);
 
 /* k's parameter list as declared, without parentheses: "const float *x, int n". */
 void pass_print_params(const kkernel *k, strbuf *b);
+/* The same without __restrict__ (__restrict, restrict) in the types: for a kernel whose
+ * threads pass values through memory across barriers, where nvcc may move a load of
+ * restrict-qualified memory above the barrier (docs/passes/parallelize.md). */
+void pass_print_params_unrestricted(const kkernel *k, strbuf *b);
 /* A launch of kernel `name` with st's shared memory, stream and arguments, grid `grid` and
  * block `block` (NULL: st's own), without a semicolon. */
 void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b);

@@ -1,4 +1,5 @@
 /* registry.c: the pass list, built from passes.def. */
+#include <ctype.h>
 #include <string.h>
 
 #include "pass.h"
@@ -23,13 +24,46 @@ const pass *pass_find(const char *name) {
   return NULL;
 }
 
-void pass_print_params(const kkernel *k, strbuf *b) {
+/* type with its __restrict__, __restrict and restrict words (and the spaces after them) left
+ * out, and no trailing space. */
+static void put_unrestricted(const char *type, strbuf *t) {
+  for (const char *s = type; *s;) {
+    if (!isalpha((unsigned char)*s) && *s != '_') {
+      sb_putc(t, *s++);
+      continue;
+    }
+    const char *w = s;
+    while (isalnum((unsigned char)*s) || *s == '_')
+      s++;
+    size_t n = (size_t)(s - w);
+    if ((n == 12 && !strncmp(w, "__restrict__", n)) || (n == 10 && !strncmp(w, "__restrict", n)) ||
+        (n == 8 && !strncmp(w, "restrict", n))) {
+      while (*s == ' ')
+        s++;
+      continue;
+    }
+    sb_putn(t, w, n);
+  }
+  while (t->len && t->s[t->len - 1] == ' ')
+    t->s[--t->len] = 0;
+}
+
+static void print_params(const kkernel *k, int unrestricted, strbuf *b) {
   for (int i = 0; i < k->nparams; i++) {
-    size_t n = strlen(k->params[i].type_spelling);
-    sb_printf(b, "%s%s%s%s", i ? ", " : "", k->params[i].type_spelling,
-              n && k->params[i].type_spelling[n - 1] == '*' ? "" : " ", k->params[i].name);
+    strbuf t = {0};
+    if (unrestricted)
+      put_unrestricted(k->params[i].type_spelling, &t);
+    else
+      sb_puts(&t, k->params[i].type_spelling);
+    sb_printf(b, "%s%s%s%s", i ? ", " : "", t.s ? t.s : "", t.len && t.s[t.len - 1] == '*' ? "" : " ",
+              k->params[i].name);
+    sb_free(&t);
   }
 }
+
+void pass_print_params(const kkernel *k, strbuf *b) { print_params(k, 0, b); }
+
+void pass_print_params_unrestricted(const kkernel *k, strbuf *b) { print_params(k, 1, b); }
 
 void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b) {
   sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, block ? block : st->block,
