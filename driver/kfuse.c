@@ -13,6 +13,7 @@
 
 #include "launch.h"
 #include "pipeline.h"
+#include "ranker.h"
 #include "regress.h"
 #include "../passes/pass.h"
 
@@ -67,8 +68,10 @@ static const char usage[] =
     "  --remeasure         measure again the variants the records hold\n"
     "  --no-measure        select from the records only, even with a GPU here (builds:\n"
     "                      kfuse-launch and kfuse_optimize() never tune)\n"
-    "  --ranker MODEL      spend the budget on the new variants the learned ranker\n"
-    "                      scores highest (default $KFUSE_RANKER; kfuse learn trains it)\n"
+    "  --ranker MODEL      spend the budget on the rule order's first new variant, then\n"
+    "                      the ones the learned ranker MODEL scores highest (default\n"
+    "                      $KFUSE_RANKER, else the model built in, trained on the shipped\n"
+    "                      H200 records; kfuse learn trains one); none: the rule order\n"
     "  --print-after=PASS  print the program after PASS to standard error\n"
     "  --list-passes       list the passes and their parameters, and exit\n"
     "  -R, --remarks       print remarks (opaque kernels, missed optimizations)\n"
@@ -471,7 +474,7 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
       if (++i >= argc)
         return usage_error("%s needs a file name", a);
       o.ranker = argv[i];
-      if (access(o.ranker, R_OK) != 0)
+      if (strcmp(o.ranker, "none") != 0 && access(o.ranker, R_OK) != 0)
         return usage_error("--ranker: cannot read the model '%s'", o.ranker);
     } else if (!strcmp(a, "--ledger")) {
       if (++i >= argc)
@@ -571,6 +574,8 @@ static int run(int argc, char **argv, const char **extra, const char **variants,
   o.resume = !remeasure && (!o.bundle_dir || o.records);
   if (!o.ranker && getenv("KFUSE_RANKER") && *getenv("KFUSE_RANKER"))
     o.ranker = getenv("KFUSE_RANKER");
+  if (!o.ranker)
+    o.ranker = RANKER_BUILTIN; /* the model trained on the shipped H200 records */
   if (import_dir || show_records) {
     if (o.input || o.output || o.ledger)
       return usage_error("%s", "--import and --show-records take no input, output or ledger file");

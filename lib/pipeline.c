@@ -119,8 +119,9 @@ enum {
   RANKED_POOL = 256,  /* new variants the ranker chooses the budget's from */
 };
 
-/* With a ranker: keeps the known variants of out[0..n) and the `most` new ones it scores
- * highest, in the order of their scores. Returns the new count. */
+/* With a ranker: keeps the known variants of out[0..n) and `most` new ones: the first new
+ * one in the rule order (the passes' defaults, the likeliest single best: docs/ranker.md),
+ * then those the ranker scores highest, in the order of their scores. Returns the new count. */
 static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n, int most, diag *d) {
   const char **recipes = arena_alloc(m->arena, sizeof *recipes * (size_t)(n + 1));
   int *idx = arena_alloc(m->arena, sizeof *idx * (size_t)(n + 1)), nnew = 0;
@@ -131,11 +132,11 @@ static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n
     }
   float *score = arena_alloc(m->arena, sizeof *score * (size_t)(nnew + 1));
   const char *binding = m->nentries && m->entries[0].annot.ntune ? m->entries[0].annot.bindings[0].text : "";
-  if (!ranker_score(rk, recipes, nnew, binding, score, d))
+  if (!ranker_score(rk, recipes, idx, nnew, binding, score, d))
     memset(score, 0, sizeof *score * (size_t)nnew); /* reported: the rule order */
-  /* the new ones by score, highest first; ties keep the rule order */
-  for (int i = 1; i < nnew; i++)
-    for (int j = i; j > 0 && score[j] > score[j - 1]; j--) {
+  /* the new ones after the first by score, highest first; ties keep the rule order */
+  for (int i = 2; i < nnew; i++)
+    for (int j = i; j > 1 && score[j] > score[j - 1]; j--) {
       float s = score[j];
       score[j] = score[j - 1];
       score[j - 1] = s;
@@ -414,7 +415,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   int most = o->max_variants > 0 ? o->max_variants : MAX_VARIANTS;
   /* with a ranker, a pool of new variants to choose the budget's from */
   int errors = diag_errors(d);
-  ranker *rk = o->ranker ? ranker_load(o->ranker, d) : NULL;
+  ranker *rk = o->ranker && strcmp(o->ranker, "none") ? ranker_load(o->ranker, d) : NULL;
   if (diag_errors(d) > errors)
     return -1; /* a model that does not load (a warning when it is of other passes) */
   int pool = rk && most < RANKED_POOL ? RANKED_POOL : most;
@@ -424,8 +425,12 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   int n = r < npass - 1 ? staged(o, m, list, npass, r, pool, out, lg, known, nknown, d)
                         : odometer(o, m, list, npass, pool, out, lg, known, nknown, d);
   if (rk) {
+    int made = n;
     if (n > 0)
       n = rank_variants(rk, m, *out, n, most, d);
+    if (o->verbose)
+      fprintf(stderr, "kfuse: ranker %s: %d of %d variants kept (the known ones, the rule order's first new "
+              "one, then the highest scores)\n", strcmp(o->ranker, RANKER_BUILTIN) ? o->ranker : "built in", n, made);
     ranker_free(rk);
   }
   return n;

@@ -39,7 +39,9 @@ typedef struct kfuse_options {
   int budget_s;             /* --budget=Ns: the runner's deadline in seconds (0: none) */
   int resume;               /* skip the variants the records hold (the one-shot path unless
                              * --remeasure; --bundle with --records) */
-  const char *ranker;       /* --ranker MODEL: order the new variants by the learned ranker */
+  const char *ranker;       /* --ranker MODEL: order the new variants by the learned ranker;
+                             * RANKER_BUILTIN: the model built into kfuse (ranker.h); NULL or
+                             * "none": the rule order */
   const char *resume_gpu;   /* the GPU model whose records count (NULL: --target-gpu, else the
                              * one model the records hold for the source) */
   const char *ledger;       /* --ledger FILE: write the decision ledger (JSON) there too */

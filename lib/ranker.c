@@ -4,7 +4,9 @@
  * Features, in this order: for every pass of the registry, how many sites of the recipe it
  * applied at; for every parameter of every pass, its value in the pass's first application
  * (the parameter's default when the recipe leaves it out, -1 when the pass did not apply);
- * the number of applications; the log2 of the binding's size. A model keeps the names of
+ * the number of applications; the log2 of the binding's size; the variant's position in the
+ * rule order (0 for the first the passes make), so that a model can learn how far to trust
+ * the passes' defaults-first order. A model keeps the names of
  * the features it was trained on (the attribute kfuse_features), so that a model of another
  * set of passes is refused rather than misread.
  */
@@ -25,7 +27,8 @@ struct ranker {
 
 enum { MAX_FEATURES = 512 };
 
-/* The features' names, built once: "n:PASS", "p:PASS:PARAM", "applications", "log2_size". */
+/* The features' names, built once: "n:PASS", "p:PASS:PARAM", "applications", "log2_size",
+ * "rule_position". */
 static const char *names[MAX_FEATURES];
 static int nnames;
 
@@ -33,7 +36,7 @@ static void build_names(void) {
   if (nnames)
     return;
   static char store[MAX_FEATURES][96];
-  for (int p = 0; p < pass_count && nnames < MAX_FEATURES - 2; p++) {
+  for (int p = 0; p < pass_count && nnames < MAX_FEATURES - 3; p++) {
     snprintf(store[nnames], sizeof store[nnames], "n:%s", pass_list[p]->name);
     names[nnames] = store[nnames];
     nnames++;
@@ -41,7 +44,7 @@ static void build_names(void) {
   for (int p = 0; p < pass_count; p++) {
     const pass_param *pp;
     int np = pass_list[p]->params(&pp);
-    for (int q = 0; q < np && nnames < MAX_FEATURES - 2; q++) {
+    for (int q = 0; q < np && nnames < MAX_FEATURES - 3; q++) {
       snprintf(store[nnames], sizeof store[nnames], "p:%s:%s", pass_list[p]->name, pp[q].name);
       names[nnames] = store[nnames];
       nnames++;
@@ -49,6 +52,7 @@ static void build_names(void) {
   }
   names[nnames++] = "applications";
   names[nnames++] = "log2_size";
+  names[nnames++] = "rule_position";
 }
 
 int ranker_nfeatures(void) {
@@ -74,7 +78,7 @@ static int param_value(const char *open, const char *close, const char *name) {
   return -1;
 }
 
-void ranker_features(const char *recipe, const char *binding, float *f) {
+void ranker_features(const char *recipe, const char *binding, int position, float *f) {
   build_names();
   for (int i = 0; i < nnames; i++)
     f[i] = 0;
@@ -105,11 +109,12 @@ void ranker_features(const char *recipe, const char *binding, float *f) {
       f[at + q] = -1;
     at += np;
   }
-  f[nnames - 2] = (float)apps;
+  f[nnames - 3] = (float)apps;
   double size = 1;
   for (const char *b = binding ? strchr(binding, '=') : NULL; b; b = strchr(b + 1, '='))
     size *= fmax(1.0, atof(b + 1));
-  f[nnames - 1] = (float)log2(size);
+  f[nnames - 2] = (float)log2(size);
+  f[nnames - 1] = (float)position;
 }
 
 /* XGBoost's last error as a diagnostic. */
@@ -151,77 +156,18 @@ static int train(const float *x, const float *label, int m, const unsigned *grou
   return 1;
 }
 
-int ranker_learn(const char *db_path, const char *model_path, int rounds, int *ngroups, int *nrows, diag *d) {
-  *ngroups = *nrows = 0;
-  rec_db *db = rec_open(db_path, d);
-  if (!db)
-    return 0;
-  rec_row *rows = NULL;
-  int n = rec_tune_rows(db, &rows, d);
-  int nf = ranker_nfeatures(), ok = n >= 0;
-  float *x = xmalloc(sizeof *x * (size_t)(n > 0 ? n : 1) * (size_t)nf);
-  float *label = xmalloc(sizeof *label * (size_t)(n > 0 ? n : 1));
-  unsigned *group = xmalloc(sizeof *group * (size_t)(n > 0 ? n : 1));
-  int m = 0, g = 0;
-  /* groups of two or more variants of one source, entry, GPU and binding; the label is the
-   * log of the speedup, and a variant that failed ranks below every other of its group */
-  for (int i = 0; ok && i < n;) {
-    int j = i;
-    while (j < n && !strcmp(rows[j].source_hash, rows[i].source_hash) && !strcmp(rows[j].entry, rows[i].entry) &&
-           !strcmp(rows[j].gpu, rows[i].gpu) && !strcmp(rows[j].binding, rows[i].binding))
-      j++;
-    double lowest = 0;
-    for (int k = i; k < j; k++)
-      if (rows[k].speedup > 0 && log(rows[k].speedup) < lowest)
-        lowest = log(rows[k].speedup);
-    int size = 0;
-    for (int k = i; k < j; k++) {
-      int failed = !strcmp(rows[k].status, "failed");
-      if (!failed && !(rows[k].speedup > 0))
-        continue; /* verified but never timed */
-      if (failed && rows[k].reason && !strncmp(rows[k].reason, "pruned: ", 8))
-        continue; /* left out by the runner's static pruning: never ran */
-      ranker_features(rows[k].recipe, rows[k].binding, &x[(size_t)m * (size_t)nf]);
-      label[m++] = failed ? (float)(lowest - 1) : (float)log(rows[k].speedup);
-      size++;
-    }
-    if (size >= 2)
-      group[g++] = (unsigned)size;
-    else
-      m -= size; /* nothing to rank in it */
-    i = j;
-  }
-  rec_close(db);
-  if (ok && g == 0) {
-    diag_report(d, DIAG_ERROR, db_path, 0, 0, "no group of two or more timed variants of one entry and "
-                "binding in the records: nothing to learn from");
-    ok = 0;
-  }
-  DMatrixHandle dm = NULL;
-  BoosterHandle b = NULL;
-  if (ok)
-    ok = train(x, label, m, group, g, rounds, db_path, &dm, &b, d);
-  char *feat = ok ? joined_names() : NULL;
-  if (ok && (XGBoosterSetAttr(b, "kfuse_features", feat) || XGBoosterSaveModel(b, model_path)))
-    ok = xgb_fail(d, model_path, "cannot save the model");
-  free(feat);
-  if (b)
-    XGBoosterFree(b);
-  if (dm)
-    XGDMatrixFree(dm);
-  free(x);
-  free(label);
-  free(group);
-  if (ok) {
-    *ngroups = g;
-    *nrows = m;
-  }
-  return ok;
-}
+/* models/ranker-h200.json, embedded (lib/CMakeLists.txt) */
+extern const unsigned char kf_ranker_h200[];
+extern const size_t kf_ranker_h200_size;
 
 ranker *ranker_load(const char *model_path, diag *d) {
   BoosterHandle b = NULL;
-  if (XGBoosterCreate(NULL, 0, &b) || XGBoosterLoadModel(b, model_path)) {
+  int builtin = !strcmp(model_path, RANKER_BUILTIN);
+  if (builtin)
+    model_path = "kfuse's built-in ranker (models/ranker-h200.json)";
+  if (XGBoosterCreate(NULL, 0, &b) ||
+      (builtin ? XGBoosterLoadModelFromBuffer(b, kf_ranker_h200, (bst_ulong)kf_ranker_h200_size)
+               : XGBoosterLoadModel(b, model_path))) {
     xgb_fail(d, model_path, "cannot load the ranker's model");
     if (b)
       XGBoosterFree(b);
@@ -234,7 +180,8 @@ ranker *ranker_load(const char *model_path, diag *d) {
   free(want);
   if (!same) {
     diag_report(d, DIAG_WARNING, model_path, 0, 0, "the ranker's model was trained on other features (another "
-                "set of passes); it is not used: train it again with kfuse learn");
+                "set of passes); it is not used: train it again with %s",
+                builtin ? "benchmarks/records/update and rebuild kfuse" : "kfuse learn");
     XGBoosterFree(b);
     return NULL;
   }
@@ -250,13 +197,14 @@ void ranker_free(ranker *r) {
   free(r);
 }
 
-int ranker_score(ranker *r, const char *const *recipes, int n, const char *binding, float *score, diag *d) {
+int ranker_score(ranker *r, const char *const *recipes, const int *positions, int n, const char *binding,
+                 float *score, diag *d) {
   if (n <= 0)
     return 1;
   int nf = ranker_nfeatures();
   float *x = xmalloc(sizeof *x * (size_t)n * (size_t)nf);
   for (int i = 0; i < n; i++)
-    ranker_features(recipes[i], binding, &x[(size_t)i * (size_t)nf]);
+    ranker_features(recipes[i], binding, positions ? positions[i] : i, &x[(size_t)i * (size_t)nf]);
   DMatrixHandle dm = NULL;
   bst_ulong len = 0;
   const float *out = NULL;
@@ -290,6 +238,7 @@ typedef struct eval_group {
   int n;
   double best;
   double rule, random, ranked; /* measurements to reach 95% of the best (random: expected) */
+  int *order;                   /* the held-out ranker's order (kfuse's: the rule's first, then by score) */
 } eval_group;
 
 /* "level1", "level2", "level3" or "launch" from a source's path in the corpus, else "other". */
@@ -386,22 +335,110 @@ static int eval_groups(const rec_row *rows, int n, eval_group **out) {
  * (where none is, kfuse keeps the reference, whatever the order). */
 static int evaluated(const eval_group *g, int min_variants) { return g->n >= min_variants && g->best > 1; }
 
-int ranker_evaluate(const char *db_path, int rounds, int min_variants, const char *curves, FILE *out, diag *d) {
-  rec_db *db = rec_open(db_path, d);
-  if (!db)
-    return 0;
-  rec_row *rows = NULL;
-  int n = rec_tune_rows(db, &rows, d), ok = n >= 0;
-  eval_group *gs = NULL;
-  int ng = ok ? eval_groups(rows, n, &gs) : 0, nf = ranker_nfeatures(), neval = 0, longest = 0;
+/* Orders each group's items in the rule order and finds its best. */
+static void order_groups(eval_group *gs, int ng) {
   for (int i = 0; i < ng; i++) {
     eval_group *g = &gs[i];
     qsort(g->items, (size_t)g->n, sizeof *g->items, by_rule_order);
     g->best = 0;
     for (int k = 0; k < g->n; k++)
       g->best = g->items[k].speedup > g->best ? g->items[k].speedup : g->best;
-    neval += evaluated(g, min_variants);
-    longest = g->n > longest ? g->n : longest;
+  }
+}
+
+/* The training rows of group g into x and label from row m on: each item's features (its
+ * place in the rule order among them) and the log of its speedup, a failed one below every
+ * other of the group. Returns the next row. */
+static int group_rows(const eval_group *g, float *x, float *label, int m) {
+  int nf = ranker_nfeatures();
+  double lowest = 0;
+  for (int k = 0; k < g->n; k++)
+    if (g->items[k].speedup > 0 && log(g->items[k].speedup) < lowest)
+      lowest = log(g->items[k].speedup);
+  for (int k = 0; k < g->n; k++) {
+    ranker_features(g->items[k].recipe, g->binding, k, &x[(size_t)m * (size_t)nf]);
+    label[m++] = g->items[k].speedup > 0 ? (float)log(g->items[k].speedup) : (float)(lowest - 1);
+  }
+  return m;
+}
+
+/* The records' groups of two or more variants of one source, entry, GPU and binding, each
+ * in the rule order, into *gs (free_groups); *nrows: the rows read. -1 after reporting. */
+static int load_groups(const char *db_path, rec_db **db, eval_group **gs, int *nrows, diag *d) {
+  *gs = NULL;
+  *nrows = 0;
+  if (!(*db = rec_open(db_path, d)))
+    return -1;
+  rec_row *rows = NULL;
+  int n = rec_tune_rows(*db, &rows, d);
+  if (n < 0)
+    return -1;
+  int ng = eval_groups(rows, n, gs);
+  order_groups(*gs, ng);
+  *nrows = n;
+  return ng;
+}
+
+static void free_groups(eval_group *gs, int ng) {
+  for (int i = 0; i < ng; i++) {
+    free(gs[i].items);
+    free(gs[i].order);
+  }
+  free(gs);
+}
+
+int ranker_learn(const char *db_path, const char *model_path, int rounds, int *ngroups, int *nrows, diag *d) {
+  *ngroups = *nrows = 0;
+  rec_db *db = NULL;
+  eval_group *gs = NULL;
+  int n, ng = load_groups(db_path, &db, &gs, &n, d), ok = ng >= 0, m = 0, nf = ranker_nfeatures();
+  if (ng < 0)
+    ng = 0;
+  float *x = xmalloc(sizeof *x * (size_t)(n > 0 ? n : 1) * (size_t)nf);
+  float *label = xmalloc(sizeof *label * (size_t)(n > 0 ? n : 1));
+  unsigned *group = xmalloc(sizeof *group * (size_t)(ng > 0 ? ng : 1));
+  for (int i = 0; i < ng; i++) {
+    m = group_rows(&gs[i], x, label, m);
+    group[i] = (unsigned)gs[i].n;
+  }
+  if (ok && ng == 0) {
+    diag_report(d, DIAG_ERROR, db_path, 0, 0, "no group of two or more timed variants of one entry and "
+                "binding in the records: nothing to learn from");
+    ok = 0;
+  }
+  DMatrixHandle dm = NULL;
+  BoosterHandle b = NULL;
+  if (ok)
+    ok = train(x, label, m, group, ng, rounds, db_path, &dm, &b, d);
+  char *feat = ok ? joined_names() : NULL;
+  if (ok && (XGBoosterSetAttr(b, "kfuse_features", feat) || XGBoosterSaveModel(b, model_path)))
+    ok = xgb_fail(d, model_path, "cannot save the model");
+  free(feat);
+  if (b)
+    XGBoosterFree(b);
+  if (dm)
+    XGDMatrixFree(dm);
+  free(x);
+  free(label);
+  free(group);
+  free_groups(gs, ng);
+  rec_close(db);
+  if (ok) {
+    *ngroups = ng;
+    *nrows = m;
+  }
+  return ok;
+}
+
+int ranker_evaluate(const char *db_path, int rounds, int min_variants, const char *curves, FILE *out, diag *d) {
+  rec_db *db = NULL;
+  eval_group *gs = NULL;
+  int n, ng = load_groups(db_path, &db, &gs, &n, d), ok = ng >= 0, nf = ranker_nfeatures(), neval = 0, longest = 0;
+  if (ng < 0)
+    ng = 0;
+  for (int i = 0; i < ng; i++) {
+    neval += evaluated(&gs[i], min_variants);
+    longest = gs[i].n > longest ? gs[i].n : longest;
   }
   if (ok && neval == 0) {
     diag_report(d, DIAG_ERROR, db_path, 0, 0, "no group of %d or more timed variants of one entry and binding "
@@ -430,14 +467,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     for (int i = 0; i < ng; i++) {
       if (!strcmp(gs[i].level, levels[l]))
         continue;
-      double lowest = 0;
-      for (int k = 0; k < gs[i].n; k++)
-        if (gs[i].items[k].speedup > 0 && log(gs[i].items[k].speedup) < lowest)
-          lowest = log(gs[i].items[k].speedup);
-      for (int k = 0; k < gs[i].n; k++) {
-        ranker_features(gs[i].items[k].recipe, gs[i].binding, &x[(size_t)m * (size_t)nf]);
-        label[m++] = gs[i].items[k].speedup > 0 ? (float)log(gs[i].items[k].speedup) : (float)(lowest - 1);
-      }
+      m = group_rows(&gs[i], x, label, m);
       sizes[g++] = (unsigned)gs[i].n;
     }
     DMatrixHandle dm = NULL;
@@ -462,7 +492,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
         float *score = xmalloc(sizeof *score * (size_t)e->n);
         for (int k = 0; k < e->n; k++)
           recipes[k] = e->items[k].recipe;
-        ok = ranker_score(&r, recipes, e->n, e->binding, score, d);
+        ok = ranker_score(&r, recipes, NULL, e->n, e->binding, score, d);
         for (int k = 0; ok && k < e->n; k++)
           e->items[k].score = score[k];
         free(recipes);
@@ -470,14 +500,16 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
         int *idx = xmalloc(sizeof *idx * (size_t)e->n);
         for (int k = 0; k < e->n; k++)
           idx[k] = k;
-        for (int k = 1; k < e->n; k++) /* by score, high first; ties keep the rule order */
-          for (int j = k; j > 0 && e->items[idx[j]].score > e->items[idx[j - 1]].score; j--) {
+        /* kfuse's order (pipeline.c): the rule order's first, then by score, high first; ties
+         * keep the rule order */
+        for (int k = 2; k < e->n; k++)
+          for (int j = k; j > 1 && e->items[idx[j]].score > e->items[idx[j - 1]].score; j--) {
             int t = idx[j];
             idx[j] = idx[j - 1];
             idx[j - 1] = t;
           }
         e->ranked = count_until(e->items, e->n, idx, target);
-        free(idx);
+        e->order = idx;
       }
     }
     if (b)
@@ -534,6 +566,9 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     else
       fprintf(out, "- (%d group%s had no other level to learn from)\n", nall - nall_ranked,
               nall - nall_ranked == 1 ? "" : "s");
+    /* no order needs fewer than one measurement a group: what the best possible order gets */
+    fprintf(out, "floor   mean over %d: 1.00 (%.2f of random's): no order can do better on these groups\n", nall,
+            nall / all[1]);
   }
 
   /* the search curves: the mean fraction of the best found after m measurements */
@@ -553,14 +588,9 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
           if (k < m)
             rule = e->items[k].speedup > rule ? e->items[k].speedup : rule;
         }
-        /* the ranker's first m: the m highest scores (ties: the rule order) */
-        for (int k = 0; k < e->n && !isnan(e->ranked); k++) {
-          int above = 0;
-          for (int j = 0; j < e->n; j++)
-            above += e->items[j].score > e->items[k].score || (e->items[j].score == e->items[k].score && j < k);
-          if (above < m && e->items[k].speedup > ranked)
-            ranked = e->items[k].speedup;
-        }
+        /* the ranker's first m */
+        for (int k = 0; k < e->n && k < m && e->order; k++)
+          ranked = e->items[e->order[k]].speedup > ranked ? e->items[e->order[k]].speedup : ranked;
         qsort(sorted, (size_t)e->n, sizeof *sorted, by_desc);
         f[0] += rule / e->best;
         f[1] += random_best(sorted, e->n, m) / e->best;
@@ -579,9 +609,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     ok = kfuse_write_file(curves, csv.s, csv.len, d);
     sb_free(&csv);
   }
-  for (int i = 0; i < ng; i++)
-    free(gs[i].items);
-  free(gs);
+  free_groups(gs, ng);
   rec_close(db);
   return ok;
 }

@@ -18,19 +18,24 @@ typedef struct ranker ranker;
 int ranker_nfeatures(void);
 const char *ranker_feature_name(int i);
 /* The features of a variant with this recipe, measured at a tune binding written as
- * `B=3 K=77` (its size is the log2 of the product of its values), into f[0..nfeatures). */
-void ranker_features(const char *recipe, const char *binding, float *f);
+ * `B=3 K=77` (its size is the log2 of the product of its values), made position-th (from 0)
+ * in the rule order, into f[0..nfeatures). */
+void ranker_features(const char *recipe, const char *binding, int position, float *f);
 
 /* Trains a ranker on the tune measurements of the records at db_path and saves it to
  * model_path. *ngroups and *nrows: what it learned from. Returns 0 after reporting. */
 int ranker_learn(const char *db_path, const char *model_path, int rounds, int *ngroups, int *nrows, diag *d);
 /* Loads a model; NULL after reporting (an error), or with a warning when its features are
- * not this kfuse's (passes added or changed since it was trained). */
+ * not this kfuse's (passes added or changed since it was trained). model_path
+ * RANKER_BUILTIN loads the model built into kfuse: models/ranker-h200.json, trained on the
+ * shipped H200 records (benchmarks/records/update trains it again). */
+#define RANKER_BUILTIN "builtin"
 ranker *ranker_load(const char *model_path, diag *d);
 void ranker_free(ranker *r);
-/* Scores n recipes at a binding into score[0..n): higher is expected faster. 0 after
- * reporting. */
-int ranker_score(ranker *r, const char *const *recipes, int n, const char *binding, float *score, diag *d);
+/* Scores n recipes at a binding into score[0..n): higher is expected faster. positions[i] is
+ * recipe i's place in the rule order (NULL: i). 0 after reporting. */
+int ranker_score(ranker *r, const char *const *recipes, const int *positions, int n, const char *binding,
+                 float *score, diag *d);
 
 /* Evaluates the ranker on the records at db_path, each level of the corpus held out of its
  * training in turn (docs/ranker.md): for every group of min_variants or more timed variants
