@@ -2,7 +2,10 @@
 // with float accumulation; engines that use tensor cores (TF32), convert or reduce in lower
 // precision, or are not deterministic are never taken. The handle is made once and bound to
 // the caller's stream at each call; a plan (graph, engine, workspace size) is made once per
-// shape and kept; each stream has its own workspace, grown when a call needs more.
+// shape and kept, 64 at most: a new shape past them takes the place of the one least recently
+// used (a process that runs many shapes, such as the runner verifying a variant on drawn
+// shapes, would otherwise run the reference kernel from then on); each stream has its own
+// workspace, grown when a call needs more.
 //
 // A transposed convolution with stride s is computed as s^d forward convolutions, one per
 // output phase (the outputs o with o mod s = r take the taps t with (r + p - t * dilation)
@@ -21,6 +24,7 @@ struct kf_cudnn_fwd_plan {
   kf_cudnn_fwd_shape key;
   cudnnBackendDescriptor_t plan;
   long long bytes;
+  unsigned long long used; // the call that last used it (the least recently used makes room)
 };
 
 static long long kf_cudnn_align(const void *p) {
@@ -296,6 +300,8 @@ static bool kf_cudnn_conv_act(bool transposed, int sp, const int *xdim, const in
   enum { MAXPLANS = 64, MAXSTREAMS = 8 };
   static kf_cudnn_fwd_plan plans[MAXPLANS];
   static int nplans = 0;
+  static unsigned long long calls = 0;
+  calls++;
   static struct {
     cudaStream_t stream;
     char *p;
@@ -457,15 +463,24 @@ static bool kf_cudnn_conv_act(bool transposed, int sp, const int *xdim, const in
       if (!memcmp(&plans[i].key, &s, sizeof s))
         plan[j] = &plans[i];
     if (!plan[j]) {
-      if (nplans == MAXPLANS)
+      int at = nplans; // a free place, else the least recently used plan not used by this call
+      for (int i = 0; nplans == MAXPLANS && i < MAXPLANS; i++)
+        if (plans[i].used != calls && (at == MAXPLANS || plans[i].used < plans[at].used))
+          at = i;
+      if (at == MAXPLANS)
         return false;
       kf_cudnn_fwd_plan q = {};
       q.key = s;
       if (!kf_cudnn_fwd_plan_make(handle, &q, jx[j], jw, jy, stream))
         return false;
-      plans[nplans] = q;
-      plan[j] = &plans[nplans++];
+      if (at < nplans)
+        kf_cudnn_destroy(&plans[at].plan, 1);
+      else
+        nplans++;
+      plans[at] = q;
+      plan[j] = &plans[at];
     }
+    plan[j]->used = calls;
     most = plan[j]->bytes > most ? plan[j]->bytes : most;
   }
   if (!grow(vbytes + zbytes + most))

@@ -4,7 +4,9 @@
 // fastest of the heuristic's first eight engines, each timed there on the call's own operands
 // (one run to warm up, three timed, written to scratch so that C is left as it is; the
 // heuristic's first while the stream is being captured). A later call of the shape only sets
-// the bias pointer and runs. For the small products of a recurrent network's time loop the
+// the bias pointer and runs. 64 plans are kept; a new shape past them takes the place of the
+// one least recently used (a process that runs many shapes, such as the runner verifying a
+// variant on drawn shapes, would otherwise run its own path from then on). For the small products of a recurrent network's time loop the
 // heuristic's first engine can be many times slower than the best: level3/034's 8 x 128 x
 // 256 product split k 264 ways (53 us a call); level3/039's 10 x 768 x 256 ran 26 us.
 // FP32 stays FP32 (CUBLAS_COMPUTE_32F, no TF32). Each stream has its own 32 MiB workspace
@@ -16,8 +18,22 @@ struct kf_lt_plan {
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t la, lb, lc;
   cublasLtMatmulAlgo_t algo;
-  bool usable; // the heuristic found an engine
+  bool usable;             // the heuristic found an engine
+  unsigned long long used; // the call that last used it (the least recently used makes room)
 };
+
+// Destroys what a plan holds (a plan of a shape not run for the longest, making room).
+static void kf_lt_plan_free(kf_lt_plan *p) {
+  if (p->op)
+    cublasLtMatmulDescDestroy(p->op);
+  if (p->la)
+    cublasLtMatrixLayoutDestroy(p->la);
+  if (p->lb)
+    cublasLtMatrixLayoutDestroy(p->lb);
+  if (p->lc)
+    cublasLtMatrixLayoutDestroy(p->lc);
+  *p = {};
+}
 
 // The largest power of two up to 16 that divides the address: the alignment the heuristic
 // is told of, so that the engine it picks runs on these pointers.
@@ -63,6 +79,7 @@ static void *kf_lt_workspace(cudaStream_t s, uint64_t *bytes) {
   static std::mutex lock; // the plans, the workspaces, and the bias pointer set on a plan's descriptor
   static kf_lt_plan plans[64];
   static int nplans = 0;
+  static unsigned long long calls = 0;
   const long long most = 2147483647;
   const long long sizes[] = {m, n, k, lda, ldb, ldc};
   for (long long v : sizes)
@@ -73,6 +90,7 @@ static void *kf_lt_workspace(cudaStream_t s, uint64_t *bytes) {
       ldb < (plain_b ? k : n) || ldc < m)
     return false;
   std::lock_guard<std::mutex> hold(lock);
+  calls++;
   uint64_t bytes = 0;
   void *workspace = kf_lt_workspace(stream, &bytes);
   const uint32_t align_a = kf_lt_align(a), align_b = kf_lt_align(b), align_c = kf_lt_align(c);
@@ -83,9 +101,15 @@ static void *kf_lt_workspace(cudaStream_t s, uint64_t *bytes) {
     if (!memcmp(plans[i].key, key, sizeof key))
       plan = &plans[i];
   if (!plan) {
-    if (nplans == 64)
-      return false;
-    plan = &plans[nplans++];
+    if (nplans < 64) {
+      plan = &plans[nplans++];
+    } else {
+      plan = &plans[0];
+      for (int i = 1; i < 64; i++)
+        if (plans[i].used < plan->used)
+          plan = &plans[i];
+      kf_lt_plan_free(plan);
+    }
     *plan = {};
     memcpy(plan->key, key, sizeof key);
     const cublasLtEpilogue_t epilogue = bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
@@ -154,6 +178,7 @@ static void *kf_lt_workspace(cudaStream_t s, uint64_t *bytes) {
     }
     cudaGetLastError(); // a failed trial or allocation leaves no error behind
   }
+  plan->used = calls;
   return plan->usable &&
          (!bias || cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias) ==
                        CUBLAS_STATUS_SUCCESS) &&
