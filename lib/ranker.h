@@ -29,7 +29,7 @@ int ranker_learn(const char *db_path, const char *model_path, int rounds, int *n
  * not this kfuse's (passes added or changed since it was trained). model_path
  * RANKER_BUILTIN loads the model built into kfuse: models/ranker-h200.json, trained on the
  * shipped H200 records (benchmarks/records/update trains it again). */
-#define RANKER_BUILTIN "builtin"
+#define RANKER_BUILTIN "<built-in>"
 ranker *ranker_load(const char *model_path, diag *d);
 void ranker_free(ranker *r);
 /* Scores n recipes at a binding into score[0..n): higher is expected faster. positions[i] is
