@@ -27,6 +27,8 @@ static const char usage[] =
     "options:\n"
     "  --timeout SECONDS  wall-clock limit of each worker and each nvcc run (default 300)\n"
     "  --reps N           timed runs per tune binding and interleaved pairs (default 50)\n"
+    "  --rep-budget SECS  stop a timing after SECS seconds once it has 10 runs or pairs\n"
+    "                     (default 10; 0: always --reps)\n"
     "  --seeds N          fresh input seeds per verified shape, before the fixed\n"
     "                     trials (default 3)\n"
     "  --deterministic    every variant must rerun bit for bit, as if every entry said\n"
@@ -97,7 +99,8 @@ int main(int argc, char **argv) {
       pass[npass++] = argv[i];
       if (next && next[0] != '-' && (!strcmp(a, "--timeout") || !strcmp(a, "--deadline") || !strcmp(a, "--reps") ||
                                      !strcmp(a, "--seeds") || !strcmp(a, "-j") || !strcmp(a, "--only") ||
-                                     !strcmp(a, "--retime") || !strcmp(a, "--batch")))
+                                     !strcmp(a, "--retime") || !strcmp(a, "--batch") ||
+                                     !strcmp(a, "--rep-budget")))
         pass[npass++] = argv[i + 1];
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -120,6 +123,11 @@ int main(int argc, char **argv) {
       if ((v = number(next, 1)) < 0)
         return bad_usage("--reps needs a count of at least 1, not '%s'", next ? next : "");
       o.reps = (int)v;
+      i++;
+    } else if (strcmp(a, "--rep-budget") == 0) {
+      if ((v = number(next, 0)) < 0)
+        return bad_usage("--rep-budget needs a whole number of seconds (0: none), not '%s'", next ? next : "");
+      o.rep_budget_s = (double)v;
       i++;
     } else if (strcmp(a, "--seeds") == 0) {
       if ((v = number(next, 1)) < 0 || v > 60)

@@ -221,7 +221,7 @@ static void explain_end(outcome *o, const char *log) {
 static int run_job(run *r, const char *job, const int *vs, int n, int entry, const char *tool,
                    int reps, outcome *out) {
   char stem[256], base[4096], res[WORKER_MAX_BATCH][4200], log[4200], tlog[4200];
-  char list[16 * WORKER_MAX_BATCH], se[16], ss[16], sr[16], sf[16];
+  char list[16 * WORKER_MAX_BATCH], se[16], ss[16], sr[16], sf[16], sb[32];
   const char *watch[WORKER_MAX_BATCH], *ename = r->b->entries[entry].name;
   char *argv[32];
   int argc = 0, nb = r->b->entries[entry].nbinding;
@@ -250,6 +250,7 @@ static int run_job(run *r, const char *job, const int *vs, int n, int entry, con
   snprintf(ss, sizeof ss, "%d", r->o->seeds);
   snprintf(sr, sizeof sr, "%d", reps);
   snprintf(sf, sizeof sf, "%d", r->o->deterministic ? WORKER_DETERMINISTIC : 0);
+  snprintf(sb, sizeof sb, "%g", r->o->rep_budget_s);
   if (tool) {
     char *pre[] = {r->tools.sanitizer, "--tool", (char *)tool, "--error-exitcode", "86",
                    "--print-limit", "20", "--log-file", tlog};
@@ -258,7 +259,7 @@ static int run_job(run *r, const char *job, const int *vs, int n, int entry, con
   }
   /* a batch has no result file of its own: the worker writes each variant's */
   char *tail[] = {r->self, "--child", (char *)job, (char *)r->o->dir, n > 1 ? "-" : res[0], list,
-                  se, ss, sr, sf};
+                  se, ss, sr, sf, sb};
   for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
     argv[argc++] = tail[i];
   argv[argc] = NULL;
@@ -933,6 +934,7 @@ void runner_options_init(runner_options *o) {
   memset(o, 0, sizeof *o);
   o->timeout_s = 300;
   o->reps = 50;
+  o->rep_budget_s = 10;
   o->seeds = 3;
   o->time = 1;
   o->prune = 1;

@@ -13,6 +13,8 @@ typedef struct runner_options {
   const char *dir;   /* the bundle directory */
   double timeout_s;  /* wall-clock limit of each worker and each nvcc run (seconds) */
   int reps;          /* timed runs per binding, and interleaved pairs (at least 50 is the rule) */
+  double rep_budget_s; /* a timing of one binding, or an interleaved comparison, stops after
+                        * this many seconds once it has WORKER_MIN_REPS runs (0: never) */
   int seeds;         /* fresh input seeds per shape, before the fixed trials (verify.c) */
   int deterministic; /* 1: every variant must rerun bit for bit, as with `deterministic` */
   const char *only;  /* NULL, or the one variant to build, verify and time (besides "ref") */
@@ -41,8 +43,8 @@ enum runner_status {
   RUNNER_NO_DEVICE = 4    /* no usable GPU, no nvcc, or results could not be written */
 };
 
-/* The defaults: 300 s, 50 reps, 3 seeds, timing and pruning on, 3 re-timed, as many jobs
- * as processors. */
+/* The defaults: 300 s, 50 reps within 10 s, 3 seeds, timing and pruning on, 3 re-timed, as
+ * many jobs as processors. */
 void runner_options_init(runner_options *o);
 
 /* Run the bundle o->dir. Messages go to stderr (msg.h), a summary to stdout. */

@@ -3,7 +3,12 @@
  * L2 cache is flushed (a write of twice its size) and the stream drained before each run,
  * then CUDA events on the entry's stream time it from the host call to the completion of
  * its stream work (harness_time). Each binding gets warm-up runs first, then `reps` timed
- * runs on one fixed set of inputs; `inout` buffers are restored before every run.
+ * runs on one fixed set of inputs; `inout` buffers are restored before every run. A timing
+ * stops early once it has WORKER_MIN_REPS runs (pairs) and its time budget is spent
+ * (kfuse-runner --rep-budget, counted from its first timed run): where the reference is a
+ * naive GEMM of half a second a call (level2/059, session 28), its runs and 3 re-timings of
+ * 55 pairs come to about two of the problem's four minutes of tuning, for intervals far
+ * tighter than the speedups' distance from 1.
  *
  *  - timing_own_job times one variant alone (in its verification job);
  *  - timing_compare_job times the reference and the final candidate interleaved, ABAB...,
@@ -12,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "draw.h"
 #include "harness.h"
@@ -19,6 +25,17 @@
 #include "worker.h"
 
 enum { WARMUP = 5 };
+
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Whether a timing that began at start and has n runs (pairs) stops here. */
+static int spent(const worker_job *j, double start, int n) {
+  return n < j->reps && n >= WORKER_MIN_REPS && j->rep_budget_s > 0 && seconds_now() - start >= j->rep_budget_s;
+}
 
 /* Buffers and inputs of one tune binding, drawn once. */
 typedef struct bench {
@@ -75,18 +92,18 @@ int timing_own_job(const worker_job *j, harness *h, const hn_lib *lib) {
     if (!e->bindings[g].is_tune)
       continue;
     worker_say(j, "at", "timing tune %s", e->bindings[g].text);
-    int bad = bench_open(j, h, g, &b, why, sizeof why) != 0;
+    int bad = bench_open(j, h, g, &b, why, sizeof why) != 0, n = 0;
     for (int r = 0; r < WARMUP && !bad; r++)
       bad = timed(h, lib, &b, &t, why, sizeof why) != 0;
-    for (int r = 0; r < j->reps && !bad; r++)
-      bad = timed(h, lib, &b, &ms[r], why, sizeof why) != 0;
+    for (double start = seconds_now(); n < j->reps && !bad && !spent(j, start, n); n++)
+      bad = timed(h, lib, &b, &ms[n], why, sizeof why) != 0;
     bench_close(&b);
     if (bad) {
       worker_say(j, "fail", "%s [timing tune %s]", why, e->bindings[g].text);
       free(ms);
       return 1;
     }
-    worker_say_times(j, "time", g, ms, NULL, j->reps);
+    worker_say_times(j, "time", g, ms, NULL, n);
   }
   free(ms);
   return 0;
@@ -115,17 +132,18 @@ int timing_compare_job(const worker_job *j) {
       continue;
     worker_say(j, "at", "interleaved timing tune %s", e->bindings[g].text);
     bad = bench_open(j, &h, g, &b, why, sizeof why) != 0;
+    int n = 0;
     for (int r = 0; r < WARMUP && !bad; r++)
       bad = timed(&h, &ref, &b, &t, why, sizeof why) != 0 ||
             timed(&h, &var, &b, &t, why, sizeof why) != 0;
-    for (int r = 0; r < j->reps && !bad; r++)
-      bad = timed(&h, &ref, &b, &a[r], why, sizeof why) != 0 ||
-            timed(&h, &var, &b, &c[r], why, sizeof why) != 0;
+    for (double start = seconds_now(); n < j->reps && !bad && !spent(j, start, n); n++)
+      bad = timed(&h, &ref, &b, &a[n], why, sizeof why) != 0 ||
+            timed(&h, &var, &b, &c[n], why, sizeof why) != 0;
     bench_close(&b);
     if (bad)
       worker_say(j, "fail", "%s [interleaved timing tune %s]", why, e->bindings[g].text);
     else
-      worker_say_times(j, "pair", g, a, c, j->reps);
+      worker_say_times(j, "pair", g, a, c, n);
   }
   harness_free(&h);
   free(a);

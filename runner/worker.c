@@ -153,9 +153,9 @@ int runner_child_main(int argc, char **argv) {
   worker_job j;
   manifest m = {0};
   char path[4096], err[1024];
-  if (argc != 9) {
+  if (argc != 10) {
     fprintf(stderr, "kfuse-runner: error: the worker takes JOB DIR OUT VARIANT ENTRY SEEDS "
-                    "REPS FLAGS\n");
+                    "REPS FLAGS REP_BUDGET\n");
     return 2;
   }
   memset(&j, 0, sizeof j);
@@ -167,6 +167,7 @@ int runner_child_main(int argc, char **argv) {
   j.seeds = atoi(argv[6]);
   j.reps = atoi(argv[7]);
   j.flags = atoi(argv[8]);
+  j.rep_budget_s = atof(argv[9]);
   if (batch) {
     /* no result file of its own: each variant's, once the manifest names them */
     snprintf(path, sizeof path, "%s/bundle.so", j.dir);

@@ -41,6 +41,10 @@
 uint64_t worker_drawn_seed(int entry);
 uint64_t worker_past_seed(int entry);
 
+/* The fewest timed runs (or interleaved pairs) a timing stops at when its time budget is
+ * spent (kfuse-runner --rep-budget): a slow reference's 50 runs would take minutes. */
+#define WORKER_MIN_REPS 10
+
 /* The most variants one verification job takes (kfuse-runner --batch). */
 #define WORKER_MAX_BATCH 16
 
@@ -54,6 +58,8 @@ typedef struct worker_job {
   int entry, variant;    /* their indexes */
   int seeds;             /* fresh input seeds per shape */
   int reps;              /* timed runs per binding; 0: no timing */
+  double rep_budget_s;   /* a timing stops after this many seconds once it has
+                          * WORKER_MIN_REPS runs or pairs (0: never; kfuse-runner --rep-budget) */
   int flags;             /* WORKER_DETERMINISTIC */
   FILE *out;             /* the result file (a single job's) */
   int nbatch;            /* a batch job: how many variants (0: a single job) */

@@ -2,7 +2,7 @@
 """A stand-in for kfuse-runner's worker (runner/worker.h's protocol), for the tests of the
 runner's own logic without a GPU: KFUSE_RUNNER_WORKER=this kfuse-runner DIR.
 
-    this --child JOB DIR OUT VARIANT ENTRY SEEDS REPS FLAGS
+    this --child JOB DIR OUT VARIANT ENTRY SEEDS REPS FLAGS REP_BUDGET
 
 It describes an H200 (the device job), verifies every variant but those named in
 FAKE_FAIL (comma-separated variant names: `fail` with a planted reason), times them (the
@@ -10,7 +10,9 @@ reference 2 ms, a variant 1 ms), and compares them interleaved. A batch job (VAR
 "0,3,5") writes each variant's result file (DIR/logs/STEM.ENTRY.verify.out) and stops at the
 first variant that fails, as the real worker does; with FAKE_CRASH_BATCH=1 a batch job dies
 of SIGSEGV instead. Each job is appended to DIR/calls.txt ("verify v1", "verify ref,v1,v2",
-"compare v1", "device").
+"compare v1", "device"). With FAKE_RUN_S=S, each timed run is taken to last S seconds, and a
+timing stops as the real worker's does (runner/timing.c): after REP_BUDGET seconds once it
+has 10 runs or pairs; a job's calls.txt line then ends with "budget REP_BUDGET".
 """
 import os
 import signal
@@ -33,6 +35,17 @@ def manifest(d):
     return variants, entry, bindings
 
 
+def budgeted(reps, budget, run_s):
+    """The runs (pairs) a timing of reps takes within budget seconds, runs of run_s each:
+    the real worker stops once it has 10 and the budget is spent."""
+    if budget <= 0 or run_s <= 0:
+        return reps
+    n = 0
+    while n < reps and not (n >= 10 and n * run_s >= budget):
+        n += 1
+    return n
+
+
 def verify(out, name, bindings, reps, fail):
     out.write("at\tfake trial\n")
     out.flush()
@@ -49,14 +62,17 @@ def verify(out, name, bindings, reps, fail):
 
 def main():
     a = sys.argv[1:]
-    if len(a) != 9 or a[0] != "--child":
-        sys.exit("fake-worker: expected --child JOB DIR OUT VARIANT ENTRY SEEDS REPS FLAGS")
+    if len(a) != 10 or a[0] != "--child":
+        sys.exit("fake-worker: expected --child JOB DIR OUT VARIANT ENTRY SEEDS REPS FLAGS REP_BUDGET")
     job, d, out, which, entry_ix, _, reps = a[1], a[2], a[3], a[4], a[5], a[6], int(a[7])
+    budget, run_s = float(a[9]), float(os.environ.get("FAKE_RUN_S", "0"))
+    reps = budgeted(reps, budget, run_s)
     fail = set(filter(None, os.environ.get("FAKE_FAIL", "").split(",")))
     variants, entry, bindings = manifest(d)
     ids = [int(x) for x in which.split(",")]
     with open(os.path.join(d, "calls.txt"), "a") as calls:
-        calls.write("%s %s\n" % (job, ",".join(variants[i][0] for i in ids) if job != "device" else ""))
+        calls.write("%s %s%s\n" % (job, ",".join(variants[i][0] for i in ids) if job != "device" else "",
+                                    " budget %g" % budget if run_s > 0 and job != "device" else ""))
     if job == "device":
         with open(out, "w") as f:
             for k, v in (("name", "NVIDIA H200"), ("sm_count", "132"), ("cc", "9 0"), ("driver", "fake"),
