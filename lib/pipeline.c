@@ -121,7 +121,9 @@ enum {
 
 /* With a ranker: keeps the known variants of out[0..n) and `most` new ones: the first new
  * one in the rule order (the passes' defaults, the likeliest single best: docs/ranker.md),
- * then those the ranker scores highest, in the order of their scores. Returns the new count. */
+ * and those the ranker scores highest. The kept stay in the rule order, so that a bundle's
+ * numbering (v1, v2, ...) is always the rule order, which kfuse learn and --evaluate read
+ * from the records. Returns the new count. */
 static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n, int most, diag *d) {
   const char **recipes = arena_alloc(m->arena, sizeof *recipes * (size_t)(n + 1));
   int *idx = arena_alloc(m->arena, sizeof *idx * (size_t)(n + 1)), nnew = 0;
@@ -144,14 +146,14 @@ static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n
       idx[j] = idx[j - 1];
       idx[j - 1] = t;
     }
-  bundle_variant *kept = arena_alloc(m->arena, sizeof *kept * (size_t)(n + 1));
+  char *chosen = arena_alloc(m->arena, (size_t)(n + 1));
+  memset(chosen, 0, (size_t)(n + 1));
+  for (int i = 0; i < nnew && i < most; i++)
+    chosen[idx[i]] = 1;
   int k = 0;
   for (int i = 0; i < n; i++)
-    if (out[i].known)
-      kept[k++] = out[i];
-  for (int i = 0; i < nnew && i < most; i++)
-    kept[k++] = out[idx[i]];
-  memcpy(out, kept, sizeof *out * (size_t)k);
+    if (out[i].known || chosen[i])
+      out[k++] = out[i];
   return k;
 }
 
