@@ -362,6 +362,17 @@ static int group_rows(const eval_group *g, float *x, float *label, int m) {
   return m;
 }
 
+/* Frees what a training made. */
+static void free_training(BoosterHandle b, DMatrixHandle dm, float *x, float *label, unsigned *sizes) {
+  if (b)
+    XGBoosterFree(b);
+  if (dm)
+    XGDMatrixFree(dm);
+  free(x);
+  free(label);
+  free(sizes);
+}
+
 /* The records' groups of two or more variants of one source, entry, GPU and binding, each
  * in the rule order, into *gs (free_groups); *nrows: the rows read. -1 after reporting. */
 static int load_groups(const char *db_path, rec_db **db, eval_group **gs, int *nrows, diag *d) {
@@ -414,13 +425,7 @@ int ranker_learn(const char *db_path, const char *model_path, int rounds, int *n
   if (ok && (XGBoosterSetAttr(b, "kfuse_features", feat) || XGBoosterSaveModel(b, model_path)))
     ok = xgb_fail(d, model_path, "cannot save the model");
   free(feat);
-  if (b)
-    XGBoosterFree(b);
-  if (dm)
-    XGDMatrixFree(dm);
-  free(x);
-  free(label);
-  free(group);
+  free_training(b, dm, x, label, group);
   free_groups(gs, ng);
   rec_close(db);
   if (ok) {
@@ -512,13 +517,7 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
         e->order = idx;
       }
     }
-    if (b)
-      XGBoosterFree(b);
-    if (dm)
-      XGDMatrixFree(dm);
-    free(x);
-    free(label);
-    free(sizes);
+    free_training(b, dm, x, label, sizes);
   }
 
   /* the table: each group, then the means of each level and of all */

@@ -34,7 +34,7 @@ static double seconds_now(void) {
 
 /* Whether a timing that began at start and has n runs (pairs) stops here. */
 static int spent(const worker_job *j, double start, int n) {
-  return n < j->reps && n >= WORKER_MIN_REPS && j->rep_budget_s > 0 && seconds_now() - start >= j->rep_budget_s;
+  return n >= WORKER_MIN_REPS && j->rep_budget_s > 0 && seconds_now() - start >= j->rep_budget_s;
 }
 
 /* Buffers and inputs of one tune binding, drawn once. */
