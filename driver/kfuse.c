@@ -187,15 +187,16 @@ static int learn_command(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       printf("%s\n\nTrains the ranker (XGBoost, rank:pairwise) on the tune measurements of the records\n"
              "(default $KFUSE_RECORDS, else ~/.cache/kfuse/records.db): one group per source, entry,\n"
-             "GPU model and binding, the log of each variant's speedup its label. `kfuse --ranker\n"
-             "MODEL.json` then measures the variants it scores highest first.\n"
+             "GPU model and binding, each variant's label the log of its first-round speed (1 / its\n"
+             "median) relative to the group's fastest. `kfuse --ranker MODEL.json` then measures the\n"
+             "variants it scores highest first.\n"
              "\n"
              "--evaluate holds each level of the corpus (level1, level2, level3, launch; from the\n"
              "sources' paths) out of the training in turn and, for every group of K or more timed\n"
              "variants (--min-variants, default 4), counts the measurements needed to reach 95%% of\n"
-             "the group's best: in the rule order, in random order (expected) and in the held-out\n"
-             "ranker's order. --curves writes the mean search curves (the fraction of the best found\n"
-             "after each measurement) as CSV.\n", use);
+             "the group's best (by first-round speed): in the rule order, in random order (expected)\n"
+             "and in the held-out ranker's order. --curves writes the mean search curves (the\n"
+             "fraction of the best found after each measurement) as CSV.\n", use);
       return 0;
     }
     if ((!strcmp(a, "--records") || !strcmp(a, "-o") || !strcmp(a, "--rounds") || !strcmp(a, "--curves") ||
