@@ -18,10 +18,6 @@
 #include <string.h>
 #include <xgboost/c_api.h>
 
-
-
-
-
 #include "../passes/pass.h"
 #include "pipeline.h"
 
@@ -557,8 +553,8 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
       snprintf(what, sizeof what, "%s %s %s", base ? base : "?", e->entry, e->binding);
       if (!isnan(e->ranked))
         snprintf(ranked, sizeof ranked, "%.0f", e->ranked);
-      fprintf(out, "%-7s %-50.50s %8d %7.3gx %6.0f %7.2f %7s\n", e->level, what, e->n, e->best_speedup, e->rule, e->random,
-              ranked);
+      fprintf(out, "%-7s %-50.50s %8d %7.3gx %6.0f %7.2f %7s\n", e->level, what, e->n, e->best_speedup, e->rule,
+              e->random, ranked);
       lc++;
       mean[0] += e->rule;
       mean[1] += e->random;
