@@ -224,7 +224,32 @@ static const char *reverify_choice(const kfuse_options *o, rec_db *db, const kmo
   return why;
 }
 
-/* Measures the variants of o on the GPU here and imports the results. */
+/* Bundles after the first that the one-shot path makes for variants the runner pruned
+ * before measuring them. */
+enum { REFILL_ROUNDS = 2 };
+
+/* How many of the n variants of the bundle dir the runner pruned before measuring them: a
+ * variant whose kernels spill when another of the same passes does not (runner/prune.h). */
+static int count_pruned(const char *dir, int n) {
+  char **fail = xmalloc(sizeof *fail * ((size_t)n + 1));
+  int *seen = xmalloc(sizeof *seen * ((size_t)n + 1));
+  memset(fail, 0, sizeof *fail * ((size_t)n + 1));
+  memset(seen, 0, sizeof *seen * ((size_t)n + 1));
+  int pruned = 0;
+  if (kfuse_read_verdicts(dir, n, fail, seen))
+    for (int i = 0; i < n; i++)
+      pruned += fail[i] && strstr(fail[i], ": pruned: ") != NULL;
+  for (int i = 0; i < n; i++)
+    free(fail[i]);
+  free(fail);
+  free(seen);
+  return pruned;
+}
+
+/* Measures the variants of o on the GPU here and imports the results. A variant the runner
+ * prunes before measuring it (it spills) does not use the budget: with a budget counted in
+ * variants, the next ones take its place, in a bundle of their own, up to REFILL_ROUNDS
+ * times. (With --budget=Ns the runner's deadline is the budget; nothing more is bundled.) */
 static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const char *records, const char *gpu,
                    diag *d) {
   char *runner = kfuse_find_runner(o->argv0);
@@ -235,22 +260,37 @@ static int measure(const kfuse_options *o, const kmodel *m, rec_db *db, const ch
   }
   char tmpl[4096];
   int ok = kfuse_mkdtemp("bundle", tmpl, sizeof tmpl, d);
-  if (ok) {
+  kfuse_options bo = *o;
+  bo.records = records;
+  bo.resume_gpu = gpu;
+  for (int round = 0; ok && round <= REFILL_ROUNDS; round++) {
     char dir[4200];
-    snprintf(dir, sizeof dir, "%s/b", tmpl);
-    kfuse_options bo = *o;
+    if (round)
+      snprintf(dir, sizeof dir, "%s/b%d", tmpl, round + 1);
+    else
+      snprintf(dir, sizeof dir, "%s/b", tmpl);
     bo.bundle_dir = dir;
-    bo.records = records;
-    bo.resume_gpu = gpu;
     int nmeasure = 0;
     ok = kfuse_bundle(&bo, &nmeasure, d) == KFUSE_OK;
-    if (ok && !nmeasure)
-      diag_report(d, DIAG_REMARK, m->path, 0, 0, "every variant within the budget is in the records for %s: "
-                  "nothing new to measure (--budget=N goes further, --remeasure measures them again) [-Rselect]", gpu);
-    else if (ok)
-      ok = kfuse_run_runner(runner, dir, 0, 0, o->budget_s, NULL, d) && rec_import(db, dir, d);
+    if (ok && !nmeasure) {
+      if (!round)
+        diag_report(d, DIAG_REMARK, m->path, 0, 0, "every variant within the budget is in the records for %s: "
+                    "nothing new to measure (--budget=N goes further, --remeasure measures them again) [-Rselect]",
+                    gpu);
+      break;
+    }
+    ok = ok && kfuse_run_runner(runner, dir, 0, 0, o->budget_s, NULL, d) && rec_import(db, dir, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: measured the variants of %s in %s\n", m->path, dir);
+    int pruned = ok && !o->budget_s ? count_pruned(dir, nmeasure) : 0;
+    if (!pruned)
+      break;
+    if (o->verbose && round < REFILL_ROUNDS)
+      fprintf(stderr, "kfuse: the runner pruned %d variant%s of %s before measuring (spills); bundling the "
+              "next %d\n", pruned, pruned == 1 ? "" : "s", m->path, pruned);
+    /* the user's variants were measured in the first bundle; the records now hold the pruned ones */
+    bo.nvariants = 0;
+    bo.max_variants = pruned;
   }
   free(runner);
   return ok;

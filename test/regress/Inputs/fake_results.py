@@ -4,6 +4,8 @@ that tests can import a baseline into the records without a GPU.
 
 FAKE_FAST=PREFIX: the variant whose recipe starts with PREFIX is the fast one instead of v1.
 FAKE_FAIL=PREFIX: variants whose recipe starts with PREFIX fail verification.
+FAKE_PRUNE=SUBSTR: variants whose recipe contains SUBSTR are pruned before measuring (they
+spill), as the runner records them.
 FAKE_RANKED=1: every variant is faster, v1 most (2x), each next one a little less.
 FAKE_VERIFIER=N: device.tsv names verifier version N (a runner since session 18)."""
 import os
@@ -31,12 +33,16 @@ fast = "v1"
 if os.environ.get("FAKE_FAST"):
     fast = next((v for v in variants if recipe[v].startswith(os.environ["FAKE_FAST"])), None)
 fail = os.environ.get("FAKE_FAIL")
+prune = os.environ.get("FAKE_PRUNE")
 with open(d + "/results.tsv", "w") as f:
     f.write("variant\tentry\tbinding\tstatus\treason\tmedian_ms\tp10_ms\tp90_ms\treps\tspeedup\tci_lo\tci_hi\tmad_ms\tkind\n")
     for v in variants:
         for e in entries:
             for kind, b in bindings[e]:
-                if fail and v != "ref" and recipe[v].startswith(fail):
+                if prune and v != "ref" and prune in recipe[v]:
+                    f.write(f"{v}\t{e}\t{b}\tfailed\tpruned: spills 16 bytes (stores 8, loads 8) in _Z1kPf, 32 registers; "
+                            f"v1 of the same passes does not spill\t\t\t\t\t\t\t\t\t{kind}\n")
+                elif fail and v != "ref" and recipe[v].startswith(fail):
                     f.write(f"{v}\t{e}\t{b}\tfailed\tmismatch: 'y' element 3 is 0.5, reference 0.25\t\t\t\t\t\t\t\t\t{kind}\n")
                 elif kind == "check":
                     f.write(f"{v}\t{e}\t{b}\tok\tverified\t\t\t\t\t\t\t\t\tcheck\n")
