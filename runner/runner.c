@@ -939,7 +939,7 @@ void runner_options_init(runner_options *o) {
   o->time = 1;
   o->prune = 1;
   o->retime = 3;
-  o->batch = 8;
+  o->batch = 13; /* the reference and kfuse's default budget of 12: one worker a bundle */
   o->jobs = cpus > 0 ? (int)cpus : 1;
 }
 
