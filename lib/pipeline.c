@@ -280,7 +280,12 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
         const char *c = after_head((*out)[i].text);
         dup = (*out)[i].size - (size_t)(c - (*out)[i].text) == len && !memcmp(c, code, len);
       }
-      if (ok && !dup && (is_known || nnew < pool)) {
+      /* a known recipe made before (another combination gave the same recipe) is made once:
+       * the walk with until_known stops when it has made every known one */
+      int again = 0;
+      for (int i = 0; i < n && ok && is_known && !again; i++)
+        again = !strcmp((*out)[i].recipe, v->recipe.s);
+      if (ok && !dup && !again && (is_known || nnew < pool)) {
         bundle_variant *bv = ARENA_PUSH(m->arena, *out, n, cap);
         bv->text = arena_strndup(m->arena, b.s, b.len);
         bv->size = b.len;
