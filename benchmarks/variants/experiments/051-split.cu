@@ -1,5 +1,5 @@
 // Hand-written experiment (not kfuse output): level1/051 argmax over the middle dimension
-// with R threads per output column (R = 4 here, block 64 x 4; 051-split8.cu: 32 x 8),
+// with R threads per output column (R = 4, block 64 x 4; the plan's commands make R = 8),
 // each taking every R-th row in two accumulators of its own, combined through shared
 // memory. It measures what split-accumulators would gain from an arg form (docs/plans/
 // arg-reductions-and-pooling.md). Every accumulator starts where the reference's does,
