@@ -216,19 +216,30 @@ static int match_update(const kkernel *k, const kstmt *s, red_loop *L) {
   return !kx_names(L->term, s->var);
 }
 
-int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L) {
+/* Whether s is a canonical loop, `for (J j = lo; j < hi; j += s)` with j declared in its
+ * header; fills *items and *n with its body's statements (the body itself when it is no
+ * plain block) and clears *L. */
+static int canonical_loop(const kstmt *s, const kstmt *const **items, int *n, red_loop *L) {
   memset(L, 0, sizeof *L);
   if (s->kind != KST_FOR || s->loop_var < 0 || !s->lo || !s->hi || !s->stride || s->hi_inclusive || !s->then ||
       !s->init || s->init->kind != KST_DECL || s->init->var != s->loop_var)
     return 0;
+  *items = (const kstmt *const *)&s->then;
+  *n = 1;
+  if (s->then->kind == KST_BLOCK && !s->then->text) {
+    *items = (const kstmt *const *)s->then->body;
+    *n = s->then->nbody;
+  }
+  return 1;
+}
+
+int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L) {
+  const kstmt *const *items;
+  int n;
+  if (!canonical_loop(s, &items, &n, L))
+    return 0;
   int j = s->loop_var;
   const kstmt *b = s->then;
-  const kstmt *const *items = (const kstmt *const *)&b;
-  int n = 1;
-  if (b->kind == KST_BLOCK && !b->text) {
-    items = (const kstmt *const *)b->body;
-    n = b->nbody;
-  }
   if (n < 1 || n > RED_MAX_DECLS + 1 || !match_update(k, items[n - 1], L))
     return 0;
   for (int i = 0; i + 1 < n; i++) {
@@ -240,6 +251,129 @@ int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L) {
   if (kst_assigns(b, j) || kx_names(s->hi, L->acc) || kx_names(s->hi, j) || kx_names(s->stride, L->acc) ||
       kx_names(s->stride, j))
     return 0;
+  L->loop = s;
+  return 1;
+}
+
+/* The comparison of e, when it compares a value f with local acc strictly: ">" when
+ * `f > acc` or `acc < f`, "<" when `f < acc` or `acc > f`; fills *f. */
+static const char *strict_cmp(const kexpr *e, int acc, const kexpr **f) {
+  e = kx_strip(e);
+  if (!e || e->kind != KE_BINARY || (e->op != KO_GT && e->op != KO_LT))
+    return NULL;
+  const char *gt = ">", *lt = "<";
+  if (kx_is_var(e->b, acc) && !kx_names(e->a, acc)) {
+    *f = e->a;
+    return e->op == KO_GT ? gt : lt;
+  }
+  if (kx_is_var(e->a, acc) && !kx_names(e->b, acc)) {
+    *f = e->b;
+    return e->op == KO_GT ? lt : gt;
+  }
+  return NULL;
+}
+
+/* A plain assignment to a local, not of a field. */
+static int is_plain_assign(const kkernel *k, const kstmt *s) {
+  return s->kind == KST_ASSIGN && s->op < 0 && !s->member && s->value && k->vars[s->var].kind == KV_LOCAL;
+}
+
+/* Whether arg = j keeps the order of j's values: both integers, arg as wide as j, wider
+ * where j is unsigned and arg is not. */
+static int keeps_order(ktype arg, ktype j) {
+  static const ktype unsigned_types[] = {KT_BOOL, KT_U8, KT_U16, KT_U32, KT_U64};
+  if (!ktype_is_int(arg) || !ktype_is_int(j) || ktype_size(arg) < ktype_size(j))
+    return 0;
+  int arg_unsigned = 0, j_unsigned = 0;
+  for (size_t i = 0; i < sizeof unsigned_types / sizeof unsigned_types[0]; i++) {
+    arg_unsigned |= arg == unsigned_types[i];
+    j_unsigned |= j == unsigned_types[i];
+  }
+  if (arg_unsigned && !j_unsigned)
+    return 0; /* a negative j would wrap */
+  return !j_unsigned || arg_unsigned || ktype_size(arg) > ktype_size(j);
+}
+
+/* Whether a and b are the same value: one local named twice, or kx_same. */
+static int same_value(const kx_cmp *c, const kexpr *a, const kexpr *b) {
+  const kexpr *sa = kx_strip(a), *sb = kx_strip(b);
+  if (sa && sb && sa->kind == KE_VAR && sb->kind == KE_VAR && sa->var == sb->var)
+    return 1;
+  return kx_same(c, a, b);
+}
+
+/* Fills *L with an arg form's update of acc and arg; returns n, the statements it took. */
+static int arg_found(red_loop *L, int acc, int arg, const char *cmp, const kexpr *f, int n) {
+  L->acc = acc;
+  L->arg = arg;
+  L->cmp = cmp;
+  L->term = f;
+  return n;
+}
+
+/* The update of an arg form (reduce.h) in the last statements items[0..n-1]; returns how
+ * many statements it takes (1 or 2), 0 when none. */
+static int match_arg_update(const kkernel *k, const kstmt *const *items, int n, int j, red_loop *L) {
+  kx_cmp c = {{k, k}, {NULL, NULL}, {j, j}};
+  const kstmt *last = items[n - 1];
+  if (last->kind == KST_IF && !last->orelse && last->then) { /* if (f > acc) { acc = f; arg = j; } */
+    const kstmt *u[3];
+    int nu = 0;
+    kst_flatten(last->then, u, &nu, 3);
+    if (nu != 2 || !is_plain_assign(k, u[0]) || !is_plain_assign(k, u[1]) || u[0]->var == u[1]->var)
+      return 0;
+    for (int a = 0; a < 2; a++) {
+      const kstmt *va = u[a], *ix = u[1 - a];
+      const kexpr *f = NULL;
+      const char *cmp = strict_cmp(last->cond, va->var, &f);
+      if (cmp && same_value(&c, f, va->value) && kx_is_var(ix->value, j) && !kx_names(f, ix->var)) {
+        return arg_found(L, va->var, ix->var, cmp, f, 1);
+      }
+    }
+    return 0;
+  }
+  if (n < 2 || !is_plain_assign(k, last) || !is_plain_assign(k, items[n - 2]))
+    return 0;
+  /* arg = f > acc ? j : arg;  acc = f > acc ? f : acc; */
+  const kstmt *ia = items[n - 2], *va = last;
+  const kexpr *si = kx_strip(ia->value), *sv = kx_strip(va->value), *f = NULL, *f2 = NULL;
+  if (ia->var == va->var || si->kind != KE_SELECT || sv->kind != KE_SELECT)
+    return 0;
+  const char *cmp = strict_cmp(sv->a, va->var, &f), *cmp2 = strict_cmp(si->a, va->var, &f2);
+  if (!cmp || !cmp2 || strcmp(cmp, cmp2) || !same_value(&c, f, f2) || !same_value(&c, f, sv->b) || !kx_is_var(sv->c, va->var) ||
+      !kx_is_var(si->b, j) || !kx_is_var(si->c, ia->var) || kx_names(f, ia->var))
+    return 0;
+  return arg_found(L, va->var, ia->var, cmp, f, 2);
+}
+
+int red_match_arg_loop(const kkernel *k, const kstmt *s, red_loop *L) {
+  const kstmt *const *items;
+  int n;
+  if (!canonical_loop(s, &items, &n, L))
+    return 0;
+  int j = s->loop_var;
+  const kstmt *b = s->then;
+  const kexpr *stride = kx_strip(s->stride);
+  if (!stride || stride->kind != KE_INT || stride->ival < 1)
+    return 0;
+  if (n < 1 || n > RED_MAX_DECLS + 2)
+    return 0;
+  int taken = match_arg_update(k, items, n, j, L);
+  if (!taken || !keeps_order(k->vars[L->arg].type, k->vars[j].type))
+    return 0;
+  for (int i = 0; i + taken < n; i++) {
+    const kstmt *d = items[i];
+    if (d->kind != KST_DECL || !d->value || k->vars[d->var].kind != KV_LOCAL || kx_names(d->value, L->acc) ||
+        kx_names(d->value, L->arg) || L->ndecls >= RED_MAX_DECLS)
+      return 0;
+    L->decls[L->ndecls++] = d;
+  }
+  if (kst_assigns(b, j) || kst_count_assigns(b, L->acc) != 1 || kst_count_assigns(b, L->arg) != 1)
+    return 0;
+  int vars[3] = {L->acc, L->arg, j};
+  for (int v = 0; v < 3; v++)
+    if (kx_names(s->hi, vars[v]) || kx_names(s->stride, vars[v]))
+      return 0;
   L->loop = s;
   return 1;
 }

@@ -90,8 +90,11 @@ int kx_same(const kx_cmp *c, const kexpr *a, const kexpr *b);
 typedef struct red_loop {
   const kstmt *loop;
   int acc;                      /* the accumulator */
-  const char *fn;               /* fmaxf, fminf, max, min; NULL for a sum */
+  const char *fn;               /* fmaxf, fminf, max, min; NULL for a sum (or an arg form) */
   const kexpr *term;            /* f */
+  const char *cmp;              /* an arg form: ">" or "<" (the update's strict comparison of
+                                 * f with acc); NULL otherwise */
+  int arg;                      /* an arg form: the index that goes with acc (set to j) */
   const kstmt *decls[RED_MAX_DECLS];
   int ndecls;
 } red_loop;
@@ -99,6 +102,19 @@ typedef struct red_loop {
 /* Whether s is a reduction loop (above; f and the declarations do not name acc, nothing
  * in the body assigns j, hi and s name neither acc nor j); fills *L. */
 int red_match_loop(const kkernel *k, const kstmt *s, red_loop *L);
+
+/* Whether s is a reduction loop in an arg form: its body is declarations of locals followed
+ * by an update of a value acc and its index arg together, under a strict comparison,
+ *
+ *   if (f > acc) { acc = f; arg = j; }                 (<; either side; either order)
+ *   arg = f > acc ? j : arg;  acc = f > acc ? f : acc;  (the same comparison twice)
+ *
+ * so that acc ends as the first extreme of f over the loop's steps (or its initial value)
+ * and arg as that step's j (or its initial value). Besides red_match_loop's conditions
+ * (for acc and arg alike): the stride is a positive integer literal (j grows, so the first
+ * step is the smallest j), and arg is an integer as wide as j (wider where j is unsigned
+ * and arg is not), so that arg = j keeps j's order. Fills *L (fn NULL, cmp and arg set). */
+int red_match_arg_loop(const kkernel *k, const kstmt *s, red_loop *L);
 
 /* ---- thread-per-output kernels ---- */
 

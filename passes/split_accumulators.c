@@ -59,6 +59,13 @@
  * 2.23 ms one thread per column with 4 accumulators, 2.04-2.07 with 128 x 8 or 256 x 4
  * threads, where eager's reduction (32 x 16 threads) takes 2.06.
  *
+ * Arg forms (reduce.h): a loop that keeps a value and its index under a strict comparison
+ * (`if (v > best) { best = v; best_i = i; }`, or the two selects) splits the same way, each
+ * accumulator a pair that starts from the initial pair. The pairs combine by taking the one
+ * whose value compares as the update does, or an equal value at a smaller index: the
+ * reference's result for every input (docs/passes/split-accumulators.md says why). In the
+ * threads form the index gets its own shared array.
+ *
  * Parameters: threads (per output: 8, 1; only the form above), ways (accumulators per
  * thread: 4, 8, 2), combined as a balanced tree.
  */
@@ -78,12 +85,15 @@ typedef struct split_info {
   int nloops;
   red_column col;
   const char *col_why;          /* NULL when the kernel has the threads form */
+  const kstmt *arg_decl;        /* the threads form of an arg loop: its index's declaration */
+  int arg_in_post;
 } split_info;
 
 static void find_loops(const kkernel *k, const kstmt *s, split_info *si) {
   if (!s || si->nloops >= MAX_LOOPS)
     return;
-  if (s->kind == KST_FOR && red_match_loop(k, s, &si->loops[si->nloops])) {
+  if (s->kind == KST_FOR &&
+      (red_match_loop(k, s, &si->loops[si->nloops]) || red_match_arg_loop(k, s, &si->loops[si->nloops]))) {
     si->nloops++;
     return;
   }
@@ -107,11 +117,24 @@ static const char *match_column(const kstep *st, split_info *si) {
     return "uses shared memory, barriers, warp functions or atomics";
   if (kst_uses_builtins(k->body, 1u << KB_TID_Y | 1u << KB_BDIM_Y))
     return "uses threadIdx.y or blockDim.y";
-  const char *why = red_column_match(k, si->loops[0].loop, si->loops[0].acc, c);
+  const red_loop *L = &si->loops[0];
+  const char *why = red_column_match(k, L->loop, L->acc, c);
   if (why)
     return why;
+  if (L->cmp) { /* the index: declared with a value before the loop, as the accumulator */
+    for (int d = 0; d < c->npre + c->npost; d++) {
+      const kstmt *s = d < c->npre ? c->pre[d] : c->post[d - c->npre];
+      if (s->var == L->arg) {
+        si->arg_decl = s;
+        si->arg_in_post = d >= c->npre;
+      }
+    }
+    if (!si->arg_decl || !si->arg_decl->value)
+      return "does not declare its index with a value before the loop";
+  }
   for (int i = 0; i < c->npost; i++) /* thread y = 0 computes them again after the loop */
-    if (c->post[i] != c->acc_decl && kst_names(c->post[i], si->loops[0].acc))
+    if (c->post[i] != c->acc_decl && c->post[i] != si->arg_decl &&
+        (kst_names(c->post[i], L->acc) || (L->cmp && kst_names(c->post[i], L->arg))))
       return "declares a value of its accumulator before the loop";
   return NULL;
 }
@@ -183,6 +206,7 @@ typedef struct printing {
   int rows;               /* threads sharing the loop (the threads form), else 1 */
   const red_loop *cur;    /* the loop being printed, or NULL */
   const char *acc_name;   /* cur's accumulator in this copy */
+  const char *arg_name;   /* and its index, of an arg form */
   print_hooks hooks;
 } printing;
 
@@ -190,6 +214,10 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   printing *p = ctx;
   if (p->cur && e->kind == KE_VAR && e->var == p->cur->acc) {
     sb_puts(b, p->acc_name);
+    return 1;
+  }
+  if (p->cur && p->cur->cmp && e->kind == KE_VAR && e->var == p->cur->arg) {
+    sb_puts(b, p->arg_name);
     return 1;
   }
   return 0;
@@ -215,8 +243,9 @@ static void print_steps(printing *p, const red_loop *L, int n, strbuf *b) {
 }
 
 /* One step of loop L, in braces at depth - 1 (unless `bare`), with j = kf_j + copy * s,
- * into accumulator `acc`. */
-static void print_step(printing *p, const red_loop *L, int copy, const char *acc, int depth, int bare, strbuf *b) {
+ * into accumulator `acc` (and index `arg`, of an arg form). */
+static void print_step(printing *p, const red_loop *L, int copy, const char *acc, const char *arg, int depth, int bare,
+                       strbuf *b) {
   const kvar *jv = &p->k->vars[L->loop->loop_var];
   if (!bare) {
     print_indent(b, depth);
@@ -232,6 +261,7 @@ static void print_step(printing *p, const red_loop *L, int copy, const char *acc
   sb_puts(b, ");\n");
   p->cur = L;
   p->acc_name = acc;
+  p->arg_name = arg;
   for (int i = 0; i < L->ndecls; i++) {
     const kvar *v = &p->k->vars[L->decls[i]->var];
     size_t n = strlen(v->type_spelling);
@@ -241,7 +271,19 @@ static void print_step(printing *p, const red_loop *L, int copy, const char *acc
     sb_puts(b, ";\n");
   }
   print_indent(b, depth + 1);
-  if (L->fn) {
+  if (L->cmp) {
+    sb_puts(b, "if (");
+    pexpr(p, L->term, b);
+    sb_printf(b, " %s %s) {\n", L->cmp, acc);
+    print_indent(b, depth + 2);
+    sb_printf(b, "%s = ", acc);
+    pexpr(p, L->term, b);
+    sb_puts(b, ";\n");
+    print_indent(b, depth + 2);
+    sb_printf(b, "%s = %s;\n", arg, p->k->vars[L->loop->loop_var].name);
+    print_indent(b, depth + 1);
+    sb_puts(b, "}\n");
+  } else if (L->fn) {
     sb_printf(b, "%s = %s(%s, ", acc, L->fn, acc);
     pexpr(p, L->term, b);
     sb_puts(b, ");\n");
@@ -273,6 +315,22 @@ static void print_tree(strbuf *b, const char *fn, const char *acc, int lo, int n
   sb_puts(b, fn ? ", " : " + ");
   print_tree(b, fn, acc, lo + n / 2, n - n / 2, 0);
   sb_puts(b, fn || !top ? ")" : "");
+}
+
+/* An arg form's combination of a pair (v, a) into (acc, arg): v when its value compares as
+ * the update does, or is equal at a smaller index. Exact for every input: the pairs that
+ * left the initial one hold values that compare strictly, and a NaN initial value stays in
+ * every pair and compares equal to none. */
+static void print_take(strbuf *b, int depth, const char *cmp, const char *acc, const char *arg, const char *v,
+                       const char *a) {
+  print_indent(b, depth);
+  sb_printf(b, "if (%s %s %s || (%s == %s && %s < %s)) {\n", v, cmp, acc, v, acc, a, arg);
+  print_indent(b, depth + 1);
+  sb_printf(b, "%s = %s;\n", acc, v);
+  print_indent(b, depth + 1);
+  sb_printf(b, "%s = %s;\n", arg, a);
+  print_indent(b, depth);
+  sb_puts(b, "}\n");
 }
 
 static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
@@ -315,8 +373,16 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   print_indent(b, depth + 1);
   sb_printf(b, "%s", T);
   for (int c = 1; c < w; c++)
-    sb_printf(b, "%s kf_%s%d = %s", c > 1 ? "," : "", acc, c, L->fn ? acc : "0");
+    sb_printf(b, "%s kf_%s%d = %s", c > 1 ? "," : "", acc, c, L->fn || L->cmp ? acc : "0");
   sb_puts(b, ";\n");
+  const char *arg = L->cmp ? p->k->vars[L->arg].name : NULL;
+  if (arg) { /* each index starts where its value does: the initial pair */
+    print_indent(b, depth + 1);
+    sb_printf(b, "%s", k_unconst(p->k->vars[L->arg].type_spelling));
+    for (int c = 1; c < w; c++)
+      sb_printf(b, "%s kf_%s%d = %s", c > 1 ? "," : "", arg, c, arg);
+    sb_puts(b, ";\n");
+  }
   print_indent(b, depth + 1);
   sb_puts(b, "for (; kf_j + ");
   print_steps(p, L, w - 1, b);
@@ -326,9 +392,10 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   print_steps(p, L, w, b);
   sb_puts(b, ") {\n");
   for (int c = 0; c < w; c++) {
-    char buf[128];
+    char buf[128], abuf[128];
     snprintf(buf, sizeof buf, "kf_%s%d", acc, c);
-    print_step(p, L, c, c ? buf : acc, depth + 2, 0, b);
+    snprintf(abuf, sizeof abuf, "kf_%s%d", arg ? arg : "", c);
+    print_step(p, L, c, c ? buf : acc, c ? abuf : arg, depth + 2, 0, b);
   }
   print_indent(b, depth + 1);
   sb_puts(b, "}\n");
@@ -338,12 +405,20 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   sb_puts(b, "); kf_j += ");
   print_steps(p, L, 1, b);
   sb_puts(b, ") {\n");
-  print_step(p, L, 0, acc, depth + 2, 1, b);
+  print_step(p, L, 0, acc, arg, depth + 2, 1, b);
   print_indent(b, depth + 1);
   sb_puts(b, "}\n");
   print_indent(b, depth + 1);
   /* the accumulators combined pairwise */
-  if (w == 2 && !L->fn) {
+  if (arg) {
+    sb_puts(b, "// the extreme value, at its first index among equal ones\n");
+    for (int c = 1; c < w; c++) {
+      char v[128], a[128];
+      snprintf(v, sizeof v, "kf_%s%d", acc, c);
+      snprintf(a, sizeof a, "kf_%s%d", arg, c);
+      print_take(b, depth + 1, L->cmp, acc, arg, v, a);
+    }
+  } else if (w == 2 && !L->fn) {
     sb_printf(b, "%s += kf_%s1;\n", acc, acc);
   } else {
     sb_printf(b, "%s = ", acc);
@@ -407,6 +482,9 @@ static void print_column(printing *p, long long bt, strbuf *b) {
   for (int i = 0; i < c->npre; i++)
     print_stmt_with(k, &p->hooks, c->pre[i], 1, b);
   sb_printf(b, "  __shared__ %s kf_part[%d][%lld]; // each thread's part of %s\n", T, p->rows, bt, acc);
+  const char *arg = L->cmp ? k->vars[L->arg].name : NULL, *A = arg ? k_unconst(k->vars[L->arg].type_spelling) : NULL;
+  if (arg)
+    sb_printf(b, "  __shared__ %s kf_part_%s[%d][%lld]; // and its %s\n", A, arg, p->rows, bt, arg);
   if (c->guard) {
     sb_puts(b, "  const bool kf_live = ");
     print_live(p, b);
@@ -416,13 +494,17 @@ static void print_column(printing *p, long long bt, strbuf *b) {
   for (int i = 0; i < c->npost; i++)
     print_stmt_with(k, &p->hooks, c->post[i], depth, b);
   const kexpr *init = kx_strip(c->acc_decl->value);
-  if (!L->fn && !(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0)) {
+  if (!L->fn && !L->cmp && !(init->kind == KE_INT && init->ival == 0) && !(init->kind == KE_FLT && init->fval == 0)) {
     print_indent(b, depth);
     sb_printf(b, "if (threadIdx.y != 0) %s = 0; // the initial value counted once, by y = 0\n", acc);
   }
   stmt_hook(p, L->loop, b, depth);
   print_indent(b, depth);
   sb_printf(b, "kf_part[threadIdx.y][threadIdx.x] = %s;\n", acc);
+  if (arg) {
+    print_indent(b, depth);
+    sb_printf(b, "kf_part_%s[threadIdx.y][threadIdx.x] = %s;\n", arg, arg);
+  }
   if (c->guard)
     sb_puts(b, "  }\n");
   sb_puts(b, "  __syncthreads();\n");
@@ -434,14 +516,24 @@ static void print_column(printing *p, long long bt, strbuf *b) {
     for (int t = 0; t < c->ntail && !need[i]; t++)
       need[i] = kst_names(c->tail[t], var);
     for (int j = i + 1; j < c->npost && !need[i]; j++)
-      need[i] = need[j] && c->post[j] != c->acc_decl && kst_names(c->post[j], var);
+      need[i] = need[j] && c->post[j] != c->acc_decl && c->post[j] != p->si->arg_decl && kst_names(c->post[j], var);
   }
   for (int i = 0; i < c->npost; i++)
-    if (need[i] && c->post[i] != c->acc_decl)
+    if (need[i] && c->post[i] != c->acc_decl && c->post[i] != p->si->arg_decl)
       print_stmt_with(k, &p->hooks, c->post[i], 2, b);
   sb_printf(b, "    %s%s%s = kf_part[0][threadIdx.x];\n", c->acc_in_post ? T : "", c->acc_in_post ? " " : "", acc);
+  if (arg)
+    sb_printf(b, "    %s%s%s = kf_part_%s[0][threadIdx.x];\n", p->si->arg_in_post ? A : "", p->si->arg_in_post ? " " : "",
+              arg, arg);
   sb_printf(b, "#pragma unroll\n    for (int kf_y = 1; kf_y < %d; kf_y++) ", p->rows);
-  if (L->fn)
+  if (arg) {
+    char v[160], a[160];
+    snprintf(v, sizeof v, "kf_part[kf_y][threadIdx.x]");
+    snprintf(a, sizeof a, "kf_part_%s[kf_y][threadIdx.x]", arg);
+    sb_puts(b, "{ // the extreme value, at its first index among equal ones\n");
+    print_take(b, 3, L->cmp, acc, arg, v, a);
+    sb_puts(b, "    }\n");
+  } else if (L->fn)
     sb_printf(b, "%s = %s(%s, kf_part[kf_y][threadIdx.x]);\n", acc, L->fn, acc);
   else
     sb_printf(b, "%s += kf_part[kf_y][threadIdx.x];\n", acc);
@@ -475,7 +567,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   int rows = threads > 1 && !si.col_why ? (int)(threads < 1024 / bt ? threads : 1024 / bt) : 1;
   const kkernel *k = si.k;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_split", k->name));
-  printing p = {k, &si, ways, rows, NULL, NULL, {stmt_hook, expr_hook, NULL}};
+  printing p = {k, &si, ways, rows, NULL, NULL, NULL, {stmt_hook, expr_hook, NULL}};
   p.hooks.ctx = &p;
   strbuf t = {0}, x = {0};
   if (rows > 1) {
