@@ -1,0 +1,513 @@
+/*
+ * coarsen.c: each thread does the work of the threads at its place in `blocks` consecutive
+ * blocks, their window loops jammed so that their loads are in flight together.
+ *
+ * A reference that gives each thread one output and a short loop for it (041's MaxPool1d:
+ * K = 8 loads of a window, then one store) keeps one load in flight a thread, and each load
+ * waits for the index arithmetic before it:
+ *
+ *   int idx = blockIdx.x * blockDim.x + threadIdx.x;  if (idx >= total) return;
+ *   int o = idx % Lout, nc = idx / Lout;  const float *row = x + nc * L;  float m = -INFINITY;
+ *   for (int k = 0; k < K; ++k) { int pos = o * S - P + k * dil; if (...) m = fmaxf(m, row[pos]); }
+ *   y[idx] = m;
+ *
+ * The pass launches 1/U of the blocks (U = `blocks`) and lets thread t of block b do what
+ * thread t of blocks b * U + u did, for u = 0 ... U - 1: every `blockIdx.x` of the body is
+ * read as that block's index, `gridDim.x` as the reference's grid, and a block past the
+ * reference's grid does nothing. The statements between loops run once for each u; a loop
+ * whose bounds are the same for every u runs once, its body once for each u at every step
+ * (unroll and jam), so that the U threads' loads of one step go out together:
+ *
+ *   int idx[4]; ... float m[4]; bool kf_live[4];
+ *   #pragma unroll
+ *   for (int kf_u = 0; kf_u < 4; kf_u++) {
+ *     kf_live[kf_u] = blockIdx.x * 4u + kf_u < kf_grid_x;  if (!kf_live[kf_u]) continue;
+ *     idx[kf_u] = (blockIdx.x * 4u + kf_u) * blockDim.x + threadIdx.x;
+ *     if (idx[kf_u] >= total) { kf_live[kf_u] = false; continue; }   (a `return`)
+ *     ...
+ *   }
+ *   for (int k = 0; k < K; ++k)
+ *   #pragma unroll
+ *     for (int kf_u = 0; kf_u < 4; kf_u++) { if (!kf_live[kf_u]) continue; <the body> }
+ *   #pragma unroll
+ *   for (int kf_u = 0; kf_u < 4; kf_u++) { if (!kf_live[kf_u]) continue; y[idx[kf_u]] = m[kf_u]; }
+ *
+ * Each of the U blocks' threads keeps its own values (the locals declared at the top level
+ * become arrays of U, indexed by kf_u in loops nvcc unrolls, so they stay in registers);
+ * locals that are the same for every u (declared once from the parameters, constants and
+ * builtins other than blockIdx.x and gridDim.x, never assigned) are declared once. The
+ * threads of a block still read consecutive places for each u, as the reference's did.
+ * Every thread computes what it did in the reference, with the same operations in the same
+ * order: the result is the reference's, bit for bit.
+ *
+ * The loops of different u now interleave; that is legal because they are different
+ * threads of the reference, whose order the reference does not fix either: the pass takes
+ * no kernel whose threads share memory through barriers, warp functions or atomics.
+ *
+ * Legal when (checked on the model; otherwise nothing changes and -R says why):
+ *   - the kernel is lifted and no template, names blockIdx.x, uses no shared memory,
+ *     barrier, warp function or atomic, and its launch (no other pass changed it) is a
+ *     top-level launch of the entry;
+ *   - its top-level statements (a last `if (c) {...}` without else read as `if (!c)
+ *     return;` and its body) declare no local array and no two variables of one name, and
+ *     no type spelled with auto or a reference;
+ *   - a `return` is in no loop: it ends that u's work (kf_live);
+ *   - at least one top-level loop is jammed: canonical (`for (T j = lo; j < hi; j += s)`,
+ *     j declared there), its bounds named of parameters, constants, the builtins that are
+ *     the same for every u and the locals above, its body neither returning nor breaking
+ *     out of it nor assigning j, and reading a buffer (a window loop). Other loops run
+ *     once for each u, as statements.
+ * Parameter: blocks (4, 2, 1): 1 keeps the launch, so that the tuner measures the variant
+ * without the pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/print.h"
+#include "pass.h"
+#include "reduce.h"
+
+enum { MAX_SEGS = 32 };
+
+/* The builtins that differ between the U blocks a thread stands for. */
+static const unsigned PER_BLOCK = 1u << KB_BID_X | 1u << KB_GDIM_X;
+
+typedef struct seg {
+  const kstmt **stmts;          /* statements run once for each u */
+  int n;
+  const kstmt *loop;            /* or a jammed loop */
+} seg;
+
+typedef struct coarse {
+  const kkernel *k;
+  const kstmt *top[RED_MAX_TOP];/* the top level, the last guard's body unwrapped */
+  int ntop;
+  const kstmt *guard;           /* that guard `if (c) {...}`, printed as if (!c) return; */
+  unsigned char *per_u;         /* by var: a top-level local, an array of U */
+  unsigned char *uniform;       /* by var: a top-level local declared once */
+  const char **etype;           /* by var: a per-u local's type as an array element */
+  seg segs[MAX_SEGS];
+  int nsegs;
+  int jammed;
+} coarse;
+
+/* The form of the last launch match() took. */
+static coarse form;
+
+/* Whether s (nested statements included) holds a statement of one of the kinds in the bit
+ * mask `kinds` (1 << kstmt_kind), not counting those inside a loop when `outside` is set. */
+static int holds(const kstmt *s, unsigned kinds, int outside) {
+  if (!s)
+    return 0;
+  if (kinds & 1u << s->kind)
+    return 1;
+  if (outside && (s->kind == KST_FOR || s->kind == KST_WHILE))
+    return 0;
+  for (int i = 0; i < s->nbody; i++)
+    if (holds(s->body[i], kinds, outside))
+      return 1;
+  return holds(s->then, kinds, outside) || holds(s->orelse, kinds, outside);
+}
+
+/* Whether e is the same for every u: literals, constants, parameters, builtins other than
+ * blockIdx.x and gridDim.x, and uniform locals, combined without loads or calls. */
+static int uniform_expr(const coarse *c, const kexpr *e) {
+  if (!e)
+    return 1;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_FLT:
+  case KE_CONST:
+  case KE_PARAM: return 1;
+  case KE_BUILTIN: return !(PER_BLOCK >> e->builtin & 1u);
+  case KE_VAR: return c->uniform[e->var];
+  case KE_UNARY:
+  case KE_BINARY:
+  case KE_SELECT:
+  case KE_CAST:
+  case KE_MEMBER: return uniform_expr(c, e->a) && uniform_expr(c, e->b) && uniform_expr(c, e->c);
+  default: return 0;
+  }
+}
+
+/* Whether expression e loads a buffer. */
+static int loads(const kexpr *e) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_LOAD)
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (loads(e->args[i]))
+      return 1;
+  return loads(e->a) || loads(e->b) || loads(e->c);
+}
+
+/* Whether statement s (nested ones included) loads a buffer. */
+static int stmt_loads(const kstmt *s) {
+  if (!s)
+    return 0;
+  if (loads(s->value) || loads(s->cond) || loads(s->index))
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (stmt_loads(s->body[i]))
+      return 1;
+  return stmt_loads(s->init) || stmt_loads(s->step) || stmt_loads(s->then) || stmt_loads(s->orelse);
+}
+
+/* Whether a loop header in s (nested statements included) assigns a per-u local: the
+ * printer writes headers without the hooks. */
+static int header_assigns(const coarse *c, const kstmt *s) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_FOR)
+    for (int i = 0; i < 2; i++) {
+      const kstmt *h = i ? s->step : s->init;
+      if (h && (h->kind == KST_ASSIGN || h->kind == KST_DECL) && c->per_u[h->var])
+        return 1;
+    }
+  for (int i = 0; i < s->nbody; i++)
+    if (header_assigns(c, s->body[i]))
+      return 1;
+  return header_assigns(c, s->then) || header_assigns(c, s->orelse);
+}
+
+/* Whether top-level loop s can be jammed (the file's head says when). */
+static int jammable(const coarse *c, const kstmt *s) {
+  return s->kind == KST_FOR && s->loop_var >= 0 && s->lo && s->hi && s->stride && s->then && s->init &&
+         s->init->kind == KST_DECL && s->init->var == s->loop_var && uniform_expr(c, s->lo) &&
+         uniform_expr(c, s->hi) && uniform_expr(c, s->stride) && !holds(s->then, 1u << KST_RETURN, 0) &&
+         !holds(s->then, 1u << KST_BREAK, 1) && !kst_assigns(s->then, s->loop_var) && stmt_loads(s->then);
+}
+
+/* A declaration's type as an array element: without a const of its own (a pointer's
+ * trailing const, or a leading one where the type is no pointer); NULL when it cannot be
+ * one (auto, a reference). */
+static const char *element_type(arena *a, const char *t) {
+  if (strstr(t, "auto") || strchr(t, '&'))
+    return NULL;
+  const char *star = strrchr(t, '*');
+  if (!star)
+    return k_unconst(t);
+  size_t n = strlen(t);
+  while (n && t[n - 1] == ' ')
+    n--;
+  if (n >= 5 && !strncmp(t + n - 5, "const", 5) && t + n - 5 > star)
+    return arena_printf(a, "%.*s", (int)(t + n - 5 - t), t);
+  return t;
+}
+
+static const char *match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **kp, int *quiet) {
+  (void)e;
+  coarse *c = &form;
+  memset(c, 0, sizeof *c);
+  *quiet = 1;
+  if (st->kernel < 0)
+    return "is no launch of a kernel of this file";
+  const kkernel *k = &m->kernels[st->kernel];
+  *kp = k;
+  c->k = k;
+  if (!k->body || k->is_template || st->nargs != k->nparams)
+    return "is opaque, a template, or launched with other arguments than its parameters";
+  if (k->uses_shared || k->uses_sync || k->uses_warp || k->uses_atomics)
+    return "uses shared memory, barriers, warp functions or atomics";
+  if (!kst_uses_builtins(k->body, 1u << KB_BID_X))
+    return "does not name blockIdx.x";
+  if (!holds(k->body, 1u << KST_FOR, 0))
+    return "has no loop"; /* quietly: an elementwise kernel, the pointwise passes' */
+  *quiet = 0;
+  kst_flatten(k->body, c->top, &c->ntop, RED_MAX_TOP);
+  /* a last `if (c) {...}` without else holds the rest: its body is read as top level */
+  while (c->ntop > 0 && c->ntop <= RED_MAX_TOP && !c->guard) {
+    const kstmt *last = c->top[c->ntop - 1];
+    if (last->kind != KST_IF || last->orelse || !holds(last->then, 1u << KST_FOR, 0))
+      break;
+    c->guard = last; /* stays, as the check of its condition, before its body */
+    kst_flatten(last->then, c->top, &c->ntop, RED_MAX_TOP);
+  }
+  if (c->ntop > RED_MAX_TOP)
+    return "has more statements than kfuse follows";
+  c->per_u = arena_alloc(m->arena, (size_t)k->nvars + 1);
+  c->uniform = arena_alloc(m->arena, (size_t)k->nvars + 1);
+  c->etype = arena_alloc(m->arena, sizeof *c->etype * ((size_t)k->nvars + 1));
+  for (int i = 0; i < c->ntop; i++) {
+    const kstmt *s = c->top[i];
+    if (s->kind != KST_DECL)
+      continue;
+    const kvar *v = &k->vars[s->var];
+    if (v->kind == KV_LOOP)
+      return "declares a loop's variable before the loop";
+    if (v->kind != KV_LOCAL)
+      return "declares an array at its top level";
+    c->etype[s->var] = element_type(m->arena, v->type_spelling);
+    if (!c->etype[s->var])
+      return "declares a local of a type with auto or a reference";
+    for (int j = 0; j < k->nvars; j++)
+      if ((c->per_u[j] || c->uniform[j]) && !strcmp(k->vars[j].name, v->name))
+        return "declares two variables of one name";
+    if (s->value && !v->nassign && uniform_expr(c, s->value))
+      c->uniform[s->var] = 1;
+    else
+      c->per_u[s->var] = 1;
+  }
+  const kstmt **run = arena_alloc(m->arena, sizeof *run * (size_t)(c->ntop + 1));
+  int nrun = 0;
+  for (int i = 0; i <= c->ntop; i++) {
+    const kstmt *s = i < c->ntop ? c->top[i] : NULL;
+    int jam = s && jammable(c, s);
+    if (s && s == c->guard) {
+      run[nrun++] = s;
+      continue;
+    }
+    if (s && !jam) {
+      if (holds(s, 1u << KST_RETURN, 1) != holds(s, 1u << KST_RETURN, 0))
+        return "returns inside a loop";
+      if (header_assigns(c, s))
+        return "declares a loop's variable before the loop";
+      if (!(s->kind == KST_DECL && c->uniform[s->var]))
+        run[nrun++] = s;
+      continue;
+    }
+    if (nrun) {
+      if (c->nsegs == MAX_SEGS)
+        return "has more loops than kfuse follows";
+      c->segs[c->nsegs++] = (seg){run, nrun, NULL};
+      run += nrun;
+      nrun = 0;
+    }
+    if (jam) {
+      if (c->nsegs == MAX_SEGS)
+        return "has more loops than kfuse follows";
+      c->segs[c->nsegs++] = (seg){NULL, 0, s};
+      c->jammed++;
+    }
+  }
+  if (!c->jammed)
+    return "has no loop at its top level to jam (its bounds the same for every thread, no return or break out "
+           "of it, reading a buffer)";
+  return NULL;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  return pass_each_launch(v, "coarsen", match, sites, nsites, remarks, d);
+}
+
+static const int blocks_values[] = {4, 2, 1};
+static const pass_param params[] = {{"blocks", blocks_values, 3}};
+
+static int get_params(const pass_param **out) {
+  *out = params;
+  return 1;
+}
+
+/* ---- the kernel ---- */
+
+typedef struct printing {
+  const coarse *C;
+  print_hooks hooks;
+  int U;
+} printing;
+
+static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
+  printing *p = ctx;
+  const kkernel *k = p->C->k;
+  if (e->kind == KE_BUILTIN && e->builtin == KB_BID_X) {
+    sb_printf(b, "(blockIdx.x * %du + kf_u)", p->U);
+    return 1;
+  }
+  if (e->kind == KE_BUILTIN && e->builtin == KB_GDIM_X) {
+    sb_puts(b, "kf_grid_x");
+    return 1;
+  }
+  if (e->kind == KE_VAR && p->C->per_u[e->var]) {
+    sb_printf(b, "%s[kf_u]", k->vars[e->var].name);
+    return 1;
+  }
+  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->var >= 0 && p->C->per_u[e->var]) {
+    sb_printf(b, "%s%s[kf_u][", e->kind == KE_ADDR ? "&" : "", k->vars[e->var].name);
+    print_expr_with(k, &p->hooks, e->a, b);
+    sb_putc(b, ']');
+    return 1;
+  }
+  return 0;
+}
+
+/* Declarations, assignments and stores of the per-u locals, and returns. */
+static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
+  printing *p = ctx;
+  const coarse *C = p->C;
+  const kkernel *k = C->k;
+  if (s == C->guard) {
+    print_indent(b, depth);
+    sb_puts(b, "if (!(");
+    print_expr_with(k, &p->hooks, s->cond, b);
+    sb_puts(b, ")) { kf_live[kf_u] = false; continue; } // the reference's guard\n");
+    return 1;
+  }
+  if (s->kind == KST_RETURN) {
+    print_indent(b, depth);
+    sb_puts(b, "{ kf_live[kf_u] = false; continue; } // the reference's thread returns\n");
+    return 1;
+  }
+  if (s->kind == KST_DECL && C->per_u[s->var]) {
+    if (s->value) {
+      print_indent(b, depth);
+      sb_printf(b, "%s[kf_u] = ", k->vars[s->var].name);
+      print_expr_with(k, &p->hooks, s->value, b);
+      sb_puts(b, ";\n");
+    }
+    return 1;
+  }
+  if (s->kind == KST_ASSIGN && C->per_u[s->var]) {
+    print_indent(b, depth);
+    sb_printf(b, "%s[kf_u]%s%s %s= ", k->vars[s->var].name, s->member ? "." : "", s->member ? s->member : "",
+              s->op >= 0 ? kop_text(s->op) : "");
+    print_expr_with(k, &p->hooks, s->value, b);
+    sb_puts(b, ";\n");
+    return 1;
+  }
+  if (s->kind == KST_STORE && s->array_var >= 0 && C->per_u[s->array_var]) {
+    print_indent(b, depth);
+    sb_printf(b, "%s[kf_u][", k->vars[s->array_var].name);
+    print_expr_with(k, &p->hooks, s->index, b);
+    sb_printf(b, "] %s= ", s->op >= 0 ? kop_text(s->op) : "");
+    print_expr_with(k, &p->hooks, s->value, b);
+    sb_puts(b, ";\n");
+    return 1;
+  }
+  return 0;
+}
+
+/* Statement s at depth, the statement hook asked about s itself too. */
+static void put(printing *p, const kstmt *s, int depth, strbuf *b) {
+  if (!stmt_hook(p, s, b, depth))
+    print_stmt_with(p->C->k, &p->hooks, s, depth, b);
+}
+
+/* `for (int kf_u = 0; kf_u < U; kf_u++) {` unrolled, skipping the u whose thread is done. */
+static void open_u(const printing *p, strbuf *b, int depth) {
+  print_indent(b, depth);
+  sb_puts(b, "#pragma unroll\n");
+  print_indent(b, depth);
+  sb_printf(b, "for (int kf_u = 0; kf_u < %d; kf_u++) {\n", p->U);
+  print_indent(b, depth + 1);
+  sb_puts(b, "if (!kf_live[kf_u]) continue;\n");
+}
+
+static void print_coarse_body(printing *p, strbuf *b) {
+  const coarse *C = p->C;
+  const kkernel *k = C->k;
+  sb_puts(b, "{\n");
+  /* the locals the same for every u, once, in order (they read nothing from memory) */
+  for (int i = 0; i < C->ntop; i++)
+    if (C->top[i]->kind == KST_DECL && C->uniform[C->top[i]->var])
+      put(p, C->top[i], 1, b);
+  for (int i = 0; i < C->ntop; i++)
+    if (C->top[i]->kind == KST_DECL && C->per_u[C->top[i]->var]) {
+      const kvar *v = &k->vars[C->top[i]->var];
+      const char *t = C->etype[C->top[i]->var];
+      size_t n = strlen(t);
+      sb_printf(b, "  %s%s%s[%d];\n", t, n && t[n - 1] == '*' ? "" : " ", v->name, p->U);
+    }
+  sb_printf(b, "  bool kf_live[%d];\n", p->U);
+  sb_puts(b, "#pragma unroll\n");
+  sb_printf(b, "  for (int kf_u = 0; kf_u < %d; kf_u++) // the blocks past the reference's grid do nothing\n", p->U);
+  sb_printf(b, "    kf_live[kf_u] = blockIdx.x * %du + kf_u < kf_grid_x;\n", p->U);
+  for (int i = 0; i < C->nsegs; i++) {
+    const seg *s = &C->segs[i];
+    if (!s->loop) {
+      open_u(p, b, 1);
+      for (int j = 0; j < s->n; j++)
+        put(p, s->stmts[j], 2, b);
+      sb_puts(b, "  }\n");
+      continue;
+    }
+    const kstmt *L = s->loop;
+    const kvar *jv = &k->vars[L->loop_var];
+    sb_printf(b, "  for (%s %s = ", jv->type_spelling, jv->name);
+    print_expr_with(k, &p->hooks, L->lo, b);
+    sb_printf(b, "; %s %s ", jv->name, L->hi_inclusive ? "<=" : "<");
+    print_expr_with(k, &p->hooks, L->hi, b);
+    sb_printf(b, "; %s += ", jv->name);
+    print_expr_with(k, &p->hooks, L->stride, b);
+    sb_puts(b, ") { // jammed: the step of every u at once\n");
+    open_u(p, b, 2);
+    if (L->then->kind == KST_BLOCK && !L->then->text)
+      for (int j = 0; j < L->then->nbody; j++)
+        put(p, L->then->body[j], 3, b);
+    else
+      put(p, L->then, 3, b);
+    sb_puts(b, "    }\n  }\n");
+  }
+  sb_putc(b, '}');
+}
+
+/* The reference's grid with 1/u of its blocks in x (its own y and z). */
+static const char GRID_HELPER[] =
+    "// kfuse coarsen: a grid of 1/u of the blocks in x, the same y and z\n"
+    "static inline dim3 kf_coarsen_grid(dim3 g, unsigned int u) {\n"
+    "  g.x = (g.x + u - 1) / u;\n"
+    "  return g;\n"
+    "}\n";
+
+static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[site->entry];
+  int at = pass_top_position(e, site->first_step);
+  const kkernel *k = NULL;
+  int quiet;
+  int U = values ? values[0] : blocks_values[0];
+  if (U <= 1)
+    return 1; /* blocks=1: the launch stays as it is */
+  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &k, &quiet)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "coarsen: the site %s no longer applies; the variant is dropped",
+                site->what);
+    return 0;
+  }
+  const kstep *st = &e->steps[at];
+  const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_x%d", k->name, U));
+  printing p = {&form, {stmt_hook, expr_hook, NULL}, U};
+  p.hooks.ctx = &p;
+  strbuf t = {0}, x = {0};
+  sb_printf(&t, "// kfuse coarsen of %s (line %u): a thread for the threads at its place in %d consecutive blocks,\n"
+                "// %d loop%s jammed\n",
+            k->name, k->loc.line, U, form.jammed, form.jammed > 1 ? "s" : "");
+  sb_printf(&t, "__global__ void %s(", name);
+  pass_print_params(k, &t);
+  sb_printf(&t, "%sunsigned int kf_grid_x) ", k->nparams ? ", " : "");
+  print_coarse_body(&p, &t);
+  sb_putc(&t, '\n');
+  sb_printf(&x, "%s<<<kf_coarsen_grid(%s, %du), %s, %s, %s>>>(", name, st->grid, U, st->block,
+            st->smem ? st->smem : "0", st->stream ? st->stream : "0");
+  for (int i = 0; i < st->nargs; i++)
+    sb_printf(&x, "%s, ", st->args[i].text);
+  sb_printf(&x, "dim3(%s).x)", st->grid);
+  int ok = variant_replace_step(v, site->entry, st, x.s);
+  if (ok) {
+    int have = 0;
+    for (int j = 0; j < v->nkernels; j++)
+      have |= !strcmp(v->kernels[j].name, "kf_coarsen_grid");
+    if (!have)
+      variant_add_kernel(v, 0, "kf_coarsen_grid", GRID_HELPER);
+    variant_note(v, arena_printf(v->a, "coarsen(blocks=%d)@%s#%d", U, e->name, site->first_step),
+                 arena_printf(v->a, "coarsen: %s -> %s (%d blocks a thread, %d loop%s jammed)", site->what, name, U,
+                              form.jammed, form.jammed > 1 ? "s" : ""));
+    variant_add_kernel(v, site->entry, name, t.s);
+  } else {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "coarsen: overlapping changes at %s; the variant is dropped",
+                site->what);
+  }
+  sb_free(&t);
+  sb_free(&x);
+  return ok;
+}
+
+const pass pass_coarsen = {
+    "coarsen",
+    "give each thread the threads at its place in consecutive blocks, their window loops jammed",
+    find,
+    get_params,
+    apply,
+    0, /* by default */
+    0, /* not optional */
+    0, /* not parsed again */
+};
