@@ -57,8 +57,13 @@
  *     the same for every u and the locals above, its body neither returning nor breaking
  *     out of it nor assigning j, and reading a buffer (a window loop). Other loops run
  *     once for each u, as statements.
- * Parameter: blocks (4, 2, 1): 1 keeps the launch, so that the tuner measures the variant
- * without the pass.
+ * Hoist: a condition of an if without else or of a select at the top level of a jammed
+ * loop's body that compares signed integers affine in the loop variable (`pos >= 0 && pos
+ * < L`, pos = start + k * dil) holds at every step when it holds at the first and the last
+ * (each comparison is monotone in the step); with hoist=1 it is checked there once, for
+ * every u, and the loop runs without it when it holds (docs/passes/coarsen.md).
+ * Parameters: blocks (4, 2, 1): 1 keeps the launch, so that the tuner measures the variant
+ * without the pass; hoist (1, 0).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +77,18 @@ enum { MAX_SEGS = 32 };
 /* The builtins that differ between the U blocks a thread stands for. */
 static const unsigned PER_BLOCK = 1u << KB_BID_X | 1u << KB_GDIM_X;
 
+enum { MAX_HOIST = 8, MAX_BODY = 32 };
+
 typedef struct seg {
   const kstmt **stmts;          /* statements run once for each u */
   int n;
   const kstmt *loop;            /* or a jammed loop */
+  /* its window conditions: the conditions of ifs and selects in the body that compare
+   * values affine in the loop variable, hoisted out of the loop with hoist=1 */
+  const kexpr *cond[MAX_HOIST];
+  int ncond;
+  const kstmt *local[MAX_BODY]; /* the body's own locals they name, substituted */
+  int nlocal;
 } seg;
 
 typedef struct coarse {
@@ -89,6 +102,7 @@ typedef struct coarse {
   seg segs[MAX_SEGS];
   int nsegs;
   int jammed;
+  int windows;                  /* jammed loops with window conditions */
 } coarse;
 
 /* The form of the last launch match() took. */
@@ -196,6 +210,122 @@ static const char *element_type(arena *a, const char *t) {
   return t;
 }
 
+/* ---- the window's bounds ---- */
+
+/* The declaration of body local var among L's substitutable ones, or NULL. */
+static const kstmt *body_local(const seg *L, int var) {
+  for (int i = 0; i < L->nlocal; i++)
+    if (L->local[i]->var == var)
+      return L->local[i];
+  return NULL;
+}
+
+/* Whether e is the same at every step of L: literals, constants, parameters, builtins,
+ * locals the loop body does not assign, and the body's own single-definition locals of
+ * such values, without loads or calls. */
+static int invariant(const coarse *c, const seg *L, const kexpr *e) {
+  if (!e)
+    return 1;
+  switch (e->kind) {
+  case KE_INT:
+  case KE_FLT:
+  case KE_CONST:
+  case KE_PARAM:
+  case KE_BUILTIN: return 1;
+  case KE_VAR: {
+    const kstmt *d = body_local(L, e->var);
+    if (d)
+      return invariant(c, L, d->value);
+    return e->var != L->loop->loop_var && (c->per_u[e->var] || c->uniform[e->var]) &&
+           !kst_assigns(L->loop->then, e->var);
+  }
+  case KE_UNARY:
+  case KE_BINARY:
+  case KE_SELECT:
+  case KE_CAST:
+  case KE_MEMBER: return invariant(c, L, e->a) && invariant(c, L, e->b) && invariant(c, L, e->c);
+  default: return 0;
+  }
+}
+
+static int is_signed(ktype t) { return t == KT_I8 || t == KT_I16 || t == KT_I32 || t == KT_I64; }
+
+/* Whether e is a signed integer affine in L's loop variable: a + b * j with a and b
+ * invariant, through sums, differences, negations, products by an invariant, casts to a
+ * signed type and the body's own single-definition locals (a wrapped unsigned value is
+ * not monotone in j; a signed one that overflows is undefined in the reference too). */
+static int affine(const coarse *c, const seg *L, const kexpr *e) {
+  if (!e || !is_signed(e->type))
+    return 0;
+  if (invariant(c, L, e))
+    return 1;
+  switch (e->kind) {
+  case KE_VAR: {
+    const kstmt *d = body_local(L, e->var);
+    return d ? affine(c, L, d->value) : e->var == L->loop->loop_var;
+  }
+  case KE_CAST: return is_signed(e->a->type) && affine(c, L, e->a);
+  case KE_UNARY: return (e->op == KO_NEG || e->op == KO_PLUS) && affine(c, L, e->a);
+  case KE_BINARY:
+    if (e->op == KO_ADD || e->op == KO_SUB)
+      return affine(c, L, e->a) && affine(c, L, e->b);
+    if (e->op == KO_MUL)
+      return (invariant(c, L, e->a) && affine(c, L, e->b)) || (affine(c, L, e->a) && invariant(c, L, e->b));
+    return 0;
+  default: return 0;
+  }
+}
+
+/* Whether cond is a conjunction of <, <=, >, >= between integers affine in the loop
+ * variable, at least one naming it: each comparison is then monotone over the steps, and
+ * holds at every step when it holds at the first and the last. */
+static int window_cond(const coarse *c, const seg *L, const kexpr *e) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_BINARY && e->op == KO_LAND)
+    return window_cond(c, L, e->a) && window_cond(c, L, e->b);
+  return e->kind == KE_BINARY && (e->op == KO_LT || e->op == KO_LE || e->op == KO_GT || e->op == KO_GE) &&
+         affine(c, L, e->a) && affine(c, L, e->b) && !(invariant(c, L, e->a) && invariant(c, L, e->b));
+}
+
+/* The selects among e whose conditions are window conditions, into L (not below another
+ * select's branches: one hoisted select at a time). */
+static void window_selects(const coarse *c, seg *L, const kexpr *e) {
+  if (!e)
+    return;
+  if (e->kind == KE_SELECT && L->ncond < MAX_HOIST && window_cond(c, L, e->a)) {
+    L->cond[L->ncond++] = e->a;
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    window_selects(c, L, e->args[i]);
+  window_selects(c, L, e->a);
+  window_selects(c, L, e->b);
+  window_selects(c, L, e->c);
+}
+
+/* The window conditions of jammed loop L's body, at its top level: an if's without else
+ * and the selects in its statements' values, after the body's own single-definition locals
+ * that precede them. Only for a stride that is a positive integer literal. */
+static void find_windows(const coarse *c, seg *L) {
+  const kexpr *st = kx_strip(L->loop->stride);
+  if (!st || st->kind != KE_INT || st->ival <= 0)
+    return;
+  const kstmt *items[MAX_BODY];
+  int n = 0;
+  kst_flatten(L->loop->then, items, &n, MAX_BODY);
+  for (int i = 0; i < n && i < MAX_BODY; i++) {
+    const kstmt *s = items[i];
+    if (s->kind == KST_DECL && s->value && !c->k->vars[s->var].nassign && c->k->vars[s->var].kind == KV_LOCAL &&
+        L->nlocal < MAX_BODY)
+      L->local[L->nlocal++] = s;
+    if (s->kind == KST_IF && !s->orelse && L->ncond < MAX_HOIST && window_cond(c, L, s->cond))
+      L->cond[L->ncond++] = s->cond;
+    else if (s->kind == KST_DECL || s->kind == KST_ASSIGN || s->kind == KST_STORE)
+      window_selects(c, L, s->value);
+  }
+}
+
 static const char *match(const kmodel *m, const kentry *e, const kstep *st, const kkernel **kp, int *quiet) {
   (void)e;
   coarse *c = &form;
@@ -270,15 +400,18 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
     if (nrun) {
       if (c->nsegs == MAX_SEGS)
         return "has more loops than kfuse follows";
-      c->segs[c->nsegs++] = (seg){run, nrun, NULL};
+      c->segs[c->nsegs++] = (seg){.stmts = run, .n = nrun};
       run += nrun;
       nrun = 0;
     }
     if (jam) {
       if (c->nsegs == MAX_SEGS)
         return "has more loops than kfuse follows";
-      c->segs[c->nsegs++] = (seg){NULL, 0, s};
+      seg *L = &c->segs[c->nsegs++];
+      L->loop = s;
+      find_windows(c, L);
       c->jammed++;
+      c->windows += L->ncond > 0;
     }
   }
   if (!c->jammed)
@@ -292,11 +425,12 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 }
 
 static const int blocks_values[] = {4, 2, 1};
-static const pass_param params[] = {{"blocks", blocks_values, 3}};
+static const int hoist_values[] = {1, 0};
+static const pass_param params[] = {{"blocks", blocks_values, 3}, {"hoist", hoist_values, 2}};
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 1;
+  return 2;
 }
 
 /* ---- the kernel ---- */
@@ -305,11 +439,41 @@ typedef struct printing {
   const coarse *C;
   print_hooks hooks;
   int U;
+  int hoist;
+  const seg *L;                 /* the jammed loop being printed, or NULL */
+  int fast;                     /* its window conditions hold: printed as true */
+  const char *at;               /* its variable's value, its body's locals substituted */
 } printing;
+
+static int hoisted(const printing *p, const kexpr *cond) {
+  for (int i = 0; p->L && i < p->L->ncond; i++)
+    if (p->L->cond[i] == cond)
+      return 1;
+  return 0;
+}
 
 static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   printing *p = ctx;
   const kkernel *k = p->C->k;
+  if (p->at && e->kind == KE_VAR) {
+    const kstmt *d = body_local(p->L, e->var);
+    if (e->var == p->L->loop->loop_var) {
+      sb_printf(b, "(%s)", p->at);
+      return 1;
+    }
+    if (d) {
+      sb_putc(b, '(');
+      print_expr_with(k, &p->hooks, d->value, b);
+      sb_putc(b, ')');
+      return 1;
+    }
+  }
+  if (p->fast && e->kind == KE_SELECT && hoisted(p, e->a)) {
+    sb_putc(b, '(');
+    print_expr_with(k, &p->hooks, e->b, b);
+    sb_putc(b, ')');
+    return 1;
+  }
   if (e->kind == KE_BUILTIN && e->builtin == KB_BID_X) {
     sb_printf(b, "(blockIdx.x * %du + kf_u)", p->U);
     return 1;
@@ -331,11 +495,29 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   return 0;
 }
 
-/* Declarations, assignments and stores of the per-u locals, and returns. */
+static void put(printing *p, const kstmt *s, int depth, strbuf *b);
+
+/* Declarations, assignments and stores of the per-u locals, and returns; with p->fast, an
+ * if whose condition is hoisted as its body alone. */
 static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   printing *p = ctx;
   const coarse *C = p->C;
   const kkernel *k = C->k;
+  if (p->fast && s->kind == KST_IF && hoisted(p, s->cond)) {
+    const kstmt *items[MAX_BODY];
+    int n = 0;
+    kst_flatten(s->then, items, &n, MAX_BODY);
+    print_indent(b, depth);
+    sb_puts(b, "{ // inside the bounds\n");
+    if (n > MAX_BODY || (s->then->kind == KST_BLOCK && s->then->text))
+      print_stmt_with(k, &p->hooks, s->then, depth + 1, b);
+    else
+      for (int i = 0; i < n; i++)
+        put(p, items[i], depth + 1, b);
+    print_indent(b, depth);
+    sb_puts(b, "}\n");
+    return 1;
+  }
   if (s == C->guard) {
     print_indent(b, depth);
     sb_puts(b, "if (!(");
@@ -393,6 +575,36 @@ static void open_u(const printing *p, strbuf *b, int depth) {
   sb_puts(b, "if (!kf_live[kf_u]) continue;\n");
 }
 
+/* Jammed loop s->loop at depth: the loop once, its body once for each u at every step;
+ * with fast, the window conditions printed as holding. */
+static void print_jammed(printing *p, const seg *s, int fast, int depth, strbuf *b) {
+  const kkernel *k = p->C->k;
+  const kstmt *L = s->loop;
+  const kvar *jv = &k->vars[L->loop_var];
+  print_indent(b, depth);
+  sb_printf(b, "for (%s %s = ", jv->type_spelling, jv->name);
+  print_expr_with(k, &p->hooks, L->lo, b);
+  sb_printf(b, "; %s %s ", jv->name, L->hi_inclusive ? "<=" : "<");
+  print_expr_with(k, &p->hooks, L->hi, b);
+  sb_printf(b, "; %s += ", jv->name);
+  print_expr_with(k, &p->hooks, L->stride, b);
+  sb_printf(b, ") { // jammed: the step of every u at once%s\n", fast ? ", inside the bounds" : "");
+  open_u(p, b, depth + 1);
+  p->L = s;
+  p->fast = fast;
+  if (L->then->kind == KST_BLOCK && !L->then->text)
+    for (int j = 0; j < L->then->nbody; j++)
+      put(p, L->then->body[j], depth + 2, b);
+  else
+    put(p, L->then, depth + 2, b);
+  p->L = NULL;
+  p->fast = 0;
+  print_indent(b, depth + 1);
+  sb_puts(b, "}\n");
+  print_indent(b, depth);
+  sb_puts(b, "}\n");
+}
+
 static void print_coarse_body(printing *p, strbuf *b) {
   const coarse *C = p->C;
   const kkernel *k = C->k;
@@ -421,22 +633,45 @@ static void print_coarse_body(printing *p, strbuf *b) {
       sb_puts(b, "  }\n");
       continue;
     }
+    if (!p->hoist || !s->ncond) {
+      print_jammed(p, s, 0, 1, b);
+      continue;
+    }
+    /* the window's bounds checked once: at the first and the last step, for every u */
     const kstmt *L = s->loop;
-    const kvar *jv = &k->vars[L->loop_var];
-    sb_printf(b, "  for (%s %s = ", jv->type_spelling, jv->name);
-    print_expr_with(k, &p->hooks, L->lo, b);
-    sb_printf(b, "; %s %s ", jv->name, L->hi_inclusive ? "<=" : "<");
-    print_expr_with(k, &p->hooks, L->hi, b);
-    sb_printf(b, "; %s += ", jv->name);
-    print_expr_with(k, &p->hooks, L->stride, b);
-    sb_puts(b, ") { // jammed: the step of every u at once\n");
-    open_u(p, b, 2);
-    if (L->then->kind == KST_BLOCK && !L->then->text)
-      for (int j = 0; j < L->then->nbody; j++)
-        put(p, L->then->body[j], 3, b);
+    const kexpr *st = kx_strip(L->stride);
+    strbuf lo = {0}, hi = {0}, last = {0};
+    print_expr_with(k, &p->hooks, L->lo, &lo);
+    print_expr_with(k, &p->hooks, L->hi, &hi);
+    if (st->ival == 1)
+      sb_printf(&last, L->hi_inclusive ? "%s" : "(%s) - 1", hi.s);
     else
-      put(p, L->then, 3, b);
+      sb_printf(&last, "(%s) + ((%s)%s - (%s)) / %lld * %lld", lo.s, hi.s, L->hi_inclusive ? "" : " - 1", lo.s,
+                (long long)st->ival, (long long)st->ival);
+    sb_puts(b, "  { // the window's bounds checked once, at the loop's first and last step\n");
+    sb_printf(b, "    bool kf_inside = (%s) %s (%s);\n", lo.s, L->hi_inclusive ? "<=" : "<", hi.s);
+    sb_puts(b, "#pragma unroll\n");
+    sb_printf(b, "    for (int kf_u = 0; kf_u < %d; kf_u++)\n", p->U);
+    sb_puts(b, "      if (kf_live[kf_u])\n");
+    sb_puts(b, "        kf_inside = kf_inside");
+    p->L = s;
+    for (int c = 0; c < s->ncond; c++)
+      for (int end = 0; end < 2; end++) {
+        p->at = end ? last.s : lo.s;
+        sb_puts(b, " && (");
+        print_expr_with(k, &p->hooks, s->cond[c], b);
+        sb_putc(b, ')');
+      }
+    p->at = NULL;
+    p->L = NULL;
+    sb_puts(b, ";\n    if (kf_inside) {\n");
+    print_jammed(p, s, 1, 3, b);
+    sb_puts(b, "    } else {\n");
+    print_jammed(p, s, 0, 3, b);
     sb_puts(b, "    }\n  }\n");
+    sb_free(&lo);
+    sb_free(&hi);
+    sb_free(&last);
   }
   sb_putc(b, '}');
 }
@@ -456,6 +691,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const kkernel *k = NULL;
   int quiet;
   int U = values ? values[0] : blocks_values[0];
+  int hoist = values ? values[1] : hoist_values[0];
   if (U <= 1)
     return 1; /* blocks=1: the launch stays as it is */
   if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &k, &quiet)) {
@@ -465,12 +701,14 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   }
   const kstep *st = &e->steps[at];
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_x%d", k->name, U));
-  printing p = {&form, {stmt_hook, expr_hook, NULL}, U};
+  hoist = hoist && form.windows;
+  printing p = {&form, {stmt_hook, expr_hook, NULL}, U, hoist, NULL, 0, NULL};
   p.hooks.ctx = &p;
   strbuf t = {0}, x = {0};
   sb_printf(&t, "// kfuse coarsen of %s (line %u): a thread for the threads at its place in %d consecutive blocks,\n"
-                "// %d loop%s jammed\n",
-            k->name, k->loc.line, U, form.jammed, form.jammed > 1 ? "s" : "");
+                "// %d loop%s jammed%s\n",
+            k->name, k->loc.line, U, form.jammed, form.jammed > 1 ? "s" : "",
+            hoist ? ", the window's bounds checked once" : "");
   sb_printf(&t, "__global__ void %s(", name);
   pass_print_params(k, &t);
   sb_printf(&t, "%sunsigned int kf_grid_x) ", k->nparams ? ", " : "");
@@ -488,9 +726,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
       have |= !strcmp(v->kernels[j].name, "kf_coarsen_grid");
     if (!have)
       variant_add_kernel(v, 0, "kf_coarsen_grid", GRID_HELPER);
-    variant_note(v, arena_printf(v->a, "coarsen(blocks=%d)@%s#%d", U, e->name, site->first_step),
-                 arena_printf(v->a, "coarsen: %s -> %s (%d blocks a thread, %d loop%s jammed)", site->what, name, U,
-                              form.jammed, form.jammed > 1 ? "s" : ""));
+    variant_note(v, arena_printf(v->a, "coarsen(blocks=%d%s)@%s#%d", U, hoist ? ",hoist" : "", e->name, site->first_step),
+                 arena_printf(v->a, "coarsen: %s -> %s (%d blocks a thread, %d loop%s jammed%s)", site->what, name, U,
+                              form.jammed, form.jammed > 1 ? "s" : "", hoist ? ", bounds checked once" : ""));
     variant_add_kernel(v, site->entry, name, t.s);
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "coarsen: overlapping changes at %s; the variant is dropped",

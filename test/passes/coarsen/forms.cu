@@ -7,7 +7,10 @@
 // top-level local that differs per u becomes an array of 4; the jammed loop runs once with
 // its body for each u; blockIdx.x reads as the block a u stands for, gridDim.x as the
 // reference's grid, which the launch passes as kf_grid_x; the grid has a quarter of the
-// blocks. The variant compiles.
+// blocks. With hoist (the default), the pools' window conditions (an if's, a select's: a
+// position affine in k, through a local of the body) are checked once, at the loop's first
+// and last step for every u, and the loop runs without them when they hold; the third
+// kernel's loop has none. The variant compiles.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=coarsen --emit=transformed -o %t.cu
@@ -15,11 +18,15 @@
 // RUN: grep -c '^static inline dim3 kf_coarsen_grid' %t.cu | FileCheck --check-prefix=ONCE %s
 // ONCE: {{^}}1{{$}}
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
-// CHECK: // kfuse variant coarsen(blocks=4)@pools#0+coarsen(blocks=4)@pools#1+coarsen(blocks=4)@pools#2
+// RUN: %kfuse %s --passes=coarsen --pin coarsen.hoist=0 --emit=transformed -o %t-0.cu
+// RUN: %strip-checks %t-0.cu | FileCheck --check-prefix=NOHOIST %s
+// NOHOIST: // kfuse variant coarsen(blocks=4)@pools#0+coarsen(blocks=4)@pools#1+coarsen(blocks=4)@pools#2
+// NOHOIST-NOT: kf_inside
+// CHECK: // kfuse variant coarsen(blocks=4,hoist)@pools#0+coarsen(blocks=4,hoist)@pools#1+coarsen(blocks=4)@pools#2
 // CHECK-LABEL: static inline dim3 kf_coarsen_grid(dim3 g, unsigned int u) {
 // CHECK-NEXT:    g.x = (g.x + u - 1) / u;
 // CHECK-LABEL: // kfuse coarsen of max_window (line {{[0-9]+}}): a thread for the threads at its place in 4 consecutive blocks,
-// CHECK-NEXT: // 1 loop jammed
+// CHECK-NEXT: // 1 loop jammed, the window's bounds checked once
 // CHECK-NEXT: __global__ void max_window_x4(const float *__restrict x, float *__restrict y, int total, int L, int Lout, int K, int dil, unsigned int kf_grid_x) {
 // CHECK-NEXT:   int idx[4];
 // CHECK-NEXT:   int o[4];
@@ -34,13 +41,25 @@
 // CHECK-NEXT:     if (idx[kf_u] >= total) {
 // CHECK-NEXT:       { kf_live[kf_u] = false; continue; } // the reference's thread returns
 // CHECK:          row[kf_u] = x + (size_t)nc[kf_u] * L;
-// CHECK:        for (int k = 0; k < K; k += 1) { // jammed: the step of every u at once
-// CHECK-NEXT:     #pragma unroll
-// CHECK-NEXT:     for (int kf_u = 0; kf_u < 4; kf_u++) {
-// CHECK-NEXT:       if (!kf_live[kf_u]) continue;
-// CHECK-NEXT:       int pos = o[kf_u] - 1 + k * dil;
-// CHECK-NEXT:       if (pos >= 0 && pos < L) {
-// CHECK-NEXT:         m[kf_u] = fmaxf(m[kf_u], row[kf_u][pos]);
+// CHECK:        { // the window's bounds checked once, at the loop's first and last step
+// CHECK-NEXT:     bool kf_inside = (0) < (K);
+// CHECK:              kf_inside = kf_inside && ((o[kf_u] - 1 + (0) * dil) >= 0 && (o[kf_u] - 1 + (0) * dil) < L) && ((o[kf_u] - 1 + ((K) - 1) * dil) >= 0 && (o[kf_u] - 1 + ((K) - 1) * dil) < L);
+// CHECK-NEXT:     if (kf_inside) {
+// CHECK-NEXT:       for (int k = 0; k < K; k += 1) { // jammed: the step of every u at once, inside the bounds
+// CHECK-NEXT:         #pragma unroll
+// CHECK-NEXT:         for (int kf_u = 0; kf_u < 4; kf_u++) {
+// CHECK-NEXT:           if (!kf_live[kf_u]) continue;
+// CHECK-NEXT:           int pos = o[kf_u] - 1 + k * dil;
+// CHECK-NEXT:           { // inside the bounds
+// CHECK-NEXT:             m[kf_u] = fmaxf(m[kf_u], row[kf_u][pos]);
+// CHECK:            } else {
+// CHECK-NEXT:       for (int k = 0; k < K; k += 1) { // jammed: the step of every u at once
+// CHECK-NEXT:         #pragma unroll
+// CHECK-NEXT:         for (int kf_u = 0; kf_u < 4; kf_u++) {
+// CHECK-NEXT:           if (!kf_live[kf_u]) continue;
+// CHECK-NEXT:           int pos = o[kf_u] - 1 + k * dil;
+// CHECK-NEXT:           if (pos >= 0 && pos < L) {
+// CHECK-NEXT:             m[kf_u] = fmaxf(m[kf_u], row[kf_u][pos]);
 // CHECK:          y[idx[kf_u]] = m[kf_u];
 // CHECK-LABEL: __global__ void avg_window_x4(
 // CHECK-NEXT:   const int nc = blockIdx.y;
@@ -49,9 +68,12 @@
 // CHECK-NEXT:   float sum[4];
 // CHECK:          o[kf_u] = (blockIdx.x * 4u + kf_u) * blockDim.x + threadIdx.x;
 // CHECK-NEXT:     if (!(o[kf_u] < Lout)) { kf_live[kf_u] = false; continue; } // the reference's guard
-// CHECK:          sum[kf_u] += p >= 0 && p < L ? row[p] : 0.0f;
+// CHECK:              kf_inside = kf_inside && ((o[kf_u] - 1 + (0)) >= 0 && (o[kf_u] - 1 + (0)) < L) && ((o[kf_u] - 1 + ((K) - 1)) >= 0 && (o[kf_u] - 1 + ((K) - 1)) < L);
+// CHECK:                sum[kf_u] += (row[p]);
+// CHECK:                sum[kf_u] += p >= 0 && p < L ? row[p] : 0.0f;
 // CHECK:          y[(size_t)nc * Lout + o[kf_u]] = sum[kf_u] / K;
 // CHECK-LABEL: __global__ void mixed_x4(
+// CHECK-NOT:    kf_inside
 // CHECK:          for (int j = 0; j < i[kf_u] % 3; j += 1) {
 // CHECK:          if (i[kf_u] == 7) {
 // CHECK-NEXT:       { kf_live[kf_u] = false; continue; } // the reference's thread returns
