@@ -76,6 +76,7 @@
 // CHECK-NOT:    kf_inside
 // CHECK:          for (int j = 0; j < i[kf_u] % 3; j += 1) {
 // CHECK:          if (i[kf_u] == 7) {
+// CHECK-NEXT:       y[i[kf_u]] = -1.0f;
 // CHECK-NEXT:       { kf_live[kf_u] = false; continue; } // the reference's thread returns
 // CHECK:        for (int k = 0; k < K; k += 1) { // jammed: the step of every u at once
 // CHECK:          y[i[kf_u]] = s[kf_u] + (float)((blockIdx.x * 4u + kf_u) % kf_grid_x);
@@ -120,7 +121,10 @@ __global__ void mixed(const float* x, float* y, int total, int L, int K) {
   if (i >= total) return;
   float s = 0.0f;
   for (int j = 0; j < i % 3; ++j) s += 1.0f;
-  if (i == 7) return;
+  if (i == 7) {
+    y[i] = -1.0f;
+    return;
+  }
   for (int k = 0; k < K; ++k) s += x[(i + k) % L];
   y[i] = s + (float)(blockIdx.x % gridDim.x);
 }
