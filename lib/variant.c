@@ -30,6 +30,13 @@ int variant_touched(const variant *v, int entry, int step) {
   return 0;
 }
 
+int variant_has_kernel(const variant *v, const char *name) {
+  for (int i = 0; i < v->nkernels; i++)
+    if (!strcmp(v->kernels[i].name, name))
+      return 1;
+  return 0;
+}
+
 static vedit *edit(variant *v, int entry, const kstep *st, const char *text) {
   if (variant_touched(v, entry, st->index))
     return NULL;

@@ -79,6 +79,8 @@ int variant_replace_text(variant *v, unsigned begin, unsigned end, const char *t
 void variant_remove_decl(variant *v, unsigned name);
 /* Adds a kernel definition (text copied) above entry. */
 void variant_add_kernel(variant *v, int entry, const char *name, const char *text);
+/* Whether v has added a kernel (or helper) named name: for a helper emitted once a file. */
+int variant_has_kernel(const variant *v, const char *name);
 /* Adds a helper's text (a pass's CUDA file, passes/cuda/) at the top of the kernels, once
  * per variant however many sites use it. */
 void variant_add_helper(variant *v, const char *name, const char *text);

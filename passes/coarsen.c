@@ -108,21 +108,6 @@ typedef struct coarse {
 /* The form of the last launch match() took. */
 static coarse form;
 
-/* Whether s (nested statements included) holds a statement of one of the kinds in the bit
- * mask `kinds` (1 << kstmt_kind), not counting those inside a loop when `outside` is set. */
-static int holds(const kstmt *s, unsigned kinds, int outside) {
-  if (!s)
-    return 0;
-  if (kinds & 1u << s->kind)
-    return 1;
-  if (outside && (s->kind == KST_FOR || s->kind == KST_WHILE))
-    return 0;
-  for (int i = 0; i < s->nbody; i++)
-    if (holds(s->body[i], kinds, outside))
-      return 1;
-  return holds(s->then, kinds, outside) || holds(s->orelse, kinds, outside);
-}
-
 /* Whether e is the same for every u: literals, constants, parameters, builtins other than
  * blockIdx.x and gridDim.x, and uniform locals, combined without loads or calls. */
 static int uniform_expr(const coarse *c, const kexpr *e) {
@@ -189,8 +174,8 @@ static int header_assigns(const coarse *c, const kstmt *s) {
 static int jammable(const coarse *c, const kstmt *s) {
   return s->kind == KST_FOR && s->loop_var >= 0 && s->lo && s->hi && s->stride && s->then && s->init &&
          s->init->kind == KST_DECL && s->init->var == s->loop_var && uniform_expr(c, s->lo) &&
-         uniform_expr(c, s->hi) && uniform_expr(c, s->stride) && !holds(s->then, 1u << KST_RETURN, 0) &&
-         !holds(s->then, 1u << KST_BREAK, 1) && !kst_assigns(s->then, s->loop_var) && stmt_loads(s->then);
+         uniform_expr(c, s->hi) && uniform_expr(c, s->stride) && !kst_holds(s->then, 1u << KST_RETURN, 0) &&
+         !kst_holds(s->then, 1u << KST_BREAK, 1) && !kst_assigns(s->then, s->loop_var) && stmt_loads(s->then);
 }
 
 /* A declaration's type as an array element: without a const of its own (a pointer's
@@ -342,14 +327,14 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
     return "uses shared memory, barriers, warp functions or atomics";
   if (!kst_uses_builtins(k->body, 1u << KB_BID_X))
     return "does not name blockIdx.x";
-  if (!holds(k->body, 1u << KST_FOR, 0))
+  if (!kst_holds(k->body, 1u << KST_FOR, 0))
     return "has no loop"; /* quietly: an elementwise kernel, the pointwise passes' */
   *quiet = 0;
   kst_flatten(k->body, c->top, &c->ntop, RED_MAX_TOP);
   /* a last `if (c) {...}` without else holds the rest: its body is read as top level */
   while (c->ntop > 0 && c->ntop <= RED_MAX_TOP && !c->guard) {
     const kstmt *last = c->top[c->ntop - 1];
-    if (last->kind != KST_IF || last->orelse || !holds(last->then, 1u << KST_FOR, 0))
+    if (last->kind != KST_IF || last->orelse || !kst_holds(last->then, 1u << KST_FOR, 0))
       break;
     c->guard = last; /* stays, as the check of its condition, before its body */
     kst_flatten(last->then, c->top, &c->ntop, RED_MAX_TOP);
@@ -389,7 +374,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
       continue;
     }
     if (s && !jam) {
-      if (holds(s, 1u << KST_RETURN, 1) != holds(s, 1u << KST_RETURN, 0))
+      if (kst_holds(s, 1u << KST_RETURN, 1) != kst_holds(s, 1u << KST_RETURN, 0))
         return "returns inside a loop";
       if (header_assigns(c, s))
         return "declares a loop's variable before the loop";
@@ -721,10 +706,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&x, "dim3(%s).x)", st->grid);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
-    int have = 0;
-    for (int j = 0; j < v->nkernels; j++)
-      have |= !strcmp(v->kernels[j].name, "kf_coarsen_grid");
-    if (!have)
+    if (!variant_has_kernel(v, "kf_coarsen_grid"))
       variant_add_kernel(v, 0, "kf_coarsen_grid", GRID_HELPER);
     variant_note(v, arena_printf(v->a, "coarsen(blocks=%d%s)@%s#%d", U, hoist ? ",hoist" : "", e->name, site->first_step),
                  arena_printf(v->a, "coarsen: %s -> %s (%d blocks a thread, %d loop%s jammed%s)", site->what, name, U,

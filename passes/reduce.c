@@ -95,6 +95,20 @@ int kst_names(const kstmt *s, int var) { return kst_any(s, names_as_target, name
 
 int kst_uses_builtins(const kstmt *s, unsigned which) { return kst_any(s, NULL, kx_uses_builtins, which); }
 
+int kst_holds(const kstmt *s, unsigned kinds, int outside) {
+  if (!s)
+    return 0;
+  if (kinds & 1u << s->kind)
+    return 1;
+  if (outside && (s->kind == KST_FOR || s->kind == KST_WHILE))
+    return 0;
+  for (int i = 0; i < s->nbody; i++)
+    if (kst_holds(s->body[i], kinds, outside))
+      return 1;
+  return kst_holds(s->init, kinds, outside) || kst_holds(s->then, kinds, outside) ||
+         kst_holds(s->orelse, kinds, outside);
+}
+
 void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max) {
   if (!s)
     return;

@@ -58,6 +58,10 @@ int kst_count_assigns(const kstmt *s, int var);
 int kst_names(const kstmt *s, int var);
 /* kx_uses_builtins over every expression of statement s (nested ones included). */
 int kst_uses_builtins(const kstmt *s, unsigned which);
+/* Whether s (nested statements included) holds a statement of one of the kinds in the bit
+ * mask `kinds` (1 << kstmt_kind); with `outside`, not counting those inside a loop of s (a
+ * loop itself counts). */
+int kst_holds(const kstmt *s, unsigned kinds, int outside);
 /* The statements of s in order, plain blocks and multi-declarator groups flattened; *n may
  * end past max (then only the first max are stored). */
 void kst_flatten(const kstmt *s, const kstmt **v, int *n, int max);

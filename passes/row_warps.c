@@ -149,19 +149,6 @@ static int unit_access(const kstmt *s, int j) {
   return unit_access(s->then, j) || unit_access(s->orelse, j);
 }
 
-/* Whether s (nested statements included) holds a statement of one of the kinds in the bit
- * mask `kinds` (1 << kstmt_kind). */
-static int holds(const kstmt *s, unsigned kinds) {
-  if (!s)
-    return 0;
-  if (kinds & 1u << s->kind)
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (holds(s->body[i], kinds))
-      return 1;
-  return holds(s->init, kinds) || holds(s->then, kinds) || holds(s->orelse, kinds);
-}
-
 static const unsigned LOOPS = 1u << KST_FOR | 1u << KST_WHILE;
 
 /* The form of the last launch match() took. */
@@ -183,7 +170,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
   int n = 0;
   kst_flatten(k->body, top, &n, RED_MAX_TOP);
   for (int i = 0; i < n && n <= RED_MAX_TOP; i++)
-    if (top[i]->kind == KST_IF && !top[i]->orelse && holds(top[i]->then, LOOPS) &&
+    if (top[i]->kind == KST_IF && !top[i]->orelse && kst_holds(top[i]->then, LOOPS, 0) &&
         !kx_uses_builtins(top[i]->cond, BUILTINS)) {
       const kstmt *inner[RED_MAX_TOP];
       int ni = 0;
@@ -233,9 +220,9 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
     if (s->kind != KST_FOR) {
       if (s->kind == KST_IF && s->then && s->then->kind == KST_RETURN && !s->orelse)
         continue; /* a guard: the same for the row's lanes */
-      if (holds(s, 1u << KST_RETURN))
+      if (kst_holds(s, 1u << KST_RETURN, 0))
         return "returns elsewhere than in a guard at its top level";
-      if (holds(s, LOOPS))
+      if (kst_holds(s, LOOPS, 0))
         return "has a loop below its top level";
       continue;
     }
@@ -412,10 +399,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   if (ok) {
     for (int i = 0; i < form.nred; i++) { /* each combination once per file */
       const char *fn = form.red[i].fn, *hname = arena_printf(v->a, "kf_warp_%s", fn ? fn : "sum");
-      int have = 0;
-      for (int j = 0; j < v->nkernels; j++)
-        have |= !strcmp(v->kernels[j].name, hname);
-      if (!have)
+      if (!variant_has_kernel(v, hname))
         variant_add_kernel(v, 0, hname, warp_helper(v->a, fn));
     }
     variant_note(v, arena_printf(v->a, "row-warps@%s#%d", e->name, site->first_step),
