@@ -71,6 +71,8 @@ static int param_value(const char *open, const char *close, const char *name) {
   for (const char *p = open + 1; p && p < close;) {
     if (!strncmp(p, name, n) && p[n] == '=')
       return atoi(p + n + 1);
+    if (!strncmp(p, name, n) && (p + n == close || p[n] == ','))
+      return 1; /* a flag: coarsen(blocks=4,hoist) */
     p = memchr(p, ',', (size_t)(close - p));
     if (p)
       p++;
@@ -99,6 +101,9 @@ void ranker_features(const char *recipe, const char *binding, int position, floa
         const char *close = c[len] == '(' ? memchr(c, ')', (size_t)(end - c)) : NULL;
         for (int q = 0; q < np && first; q++) {
           int v = close ? param_value(c + len, close, pp[q].name) : -1;
+          int flag = pp[q].nvalues == 2 && pp[q].values[0] == 1 && pp[q].values[1] == 0;
+          if (v < 0 && close && flag)
+            v = 0; /* a flag the list leaves out is off */
           f[at + q] = (float)(v >= 0 ? v : pp[q].values[0]);
         }
         first = 0;

@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "../lib/print.h"
+#include "fast_divide.h"
 #include "pass.h"
 #include "reduce.h"
 
@@ -411,11 +412,13 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 
 static const int blocks_values[] = {4, 2, 1};
 static const int hoist_values[] = {1, 0};
-static const pass_param params[] = {{"blocks", blocks_values, 3}, {"hoist", hoist_values, 2}};
+static const int divide_values[] = {1, 0};
+static const pass_param params[] = {
+    {"blocks", blocks_values, 3}, {"hoist", hoist_values, 2}, {"divide", divide_values, 2}};
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 2;
+  return 3;
 }
 
 /* ---- the kernel ---- */
@@ -428,6 +431,7 @@ typedef struct printing {
   const seg *L;                 /* the jammed loop being printed, or NULL */
   int fast;                     /* its window conditions hold: printed as true */
   const char *at;               /* its variable's value, its body's locals substituted */
+  const fdiv_set *fdiv;         /* divide=1: the divisions written as multiplies, or NULL */
 } printing;
 
 static int hoisted(const printing *p, const kexpr *cond) {
@@ -477,7 +481,7 @@ static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
     sb_putc(b, ']');
     return 1;
   }
-  return 0;
+  return p->fdiv && fdiv_print(p->fdiv, k, &p->hooks, e, b);
 }
 
 static void put(printing *p, const kstmt *s, int depth, strbuf *b);
@@ -672,45 +676,54 @@ static const char GRID_HELPER[] =
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
-  const kkernel *k = NULL;
-  int quiet;
   int U = values ? values[0] : blocks_values[0];
   int hoist = values ? values[1] : hoist_values[0];
+  int divide = values ? values[2] : divide_values[0];
   if (U <= 1)
     return 1; /* blocks=1: the launch stays as it is */
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &k, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "coarsen: the site %s no longer applies; the variant is dropped",
-                site->what);
+  const kkernel *k;
+  const kstep *st = pass_launch_again(v, site, "coarsen", match, &k, d);
+  if (!st)
     return 0;
-  }
-  const kstep *st = &e->steps[at];
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_x%d", k->name, U));
   hoist = hoist && form.windows;
-  printing p = {&form, {stmt_hook, expr_hook, NULL}, U, hoist, NULL, 0, NULL};
+  fdiv_set fdiv;
+  divide = divide && fdiv_find(v->a, k, st, &fdiv); /* else the same variant as without */
+  printing p = {&form, {stmt_hook, expr_hook, NULL}, U, hoist, NULL, 0, NULL, divide ? &fdiv : NULL};
   p.hooks.ctx = &p;
-  strbuf t = {0}, x = {0};
+  strbuf t = {0}, x = {0}, grid = {0}, extra = {0};
   sb_printf(&t, "// kfuse coarsen of %s (line %u): a thread for the threads at its place in %d consecutive blocks,\n"
-                "// %d loop%s jammed%s\n",
+                "// %d loop%s jammed%s%s\n",
             k->name, k->loc.line, U, form.jammed, form.jammed > 1 ? "s" : "",
-            hoist ? ", the window's bounds checked once" : "");
+            hoist ? ", the window's bounds checked once" : "",
+            divide ? arena_printf(v->a, ", %d division%s by the launch's values as multiplies (fast-divide)", fdiv.n,
+                                  fdiv.n > 1 ? "s" : "")
+                   : "");
   sb_printf(&t, "__global__ void %s(", name);
   pass_print_params(k, &t);
-  sb_printf(&t, "%sunsigned int kf_grid_x) ", k->nparams ? ", " : "");
+  sb_printf(&t, "%sunsigned int kf_grid_x", k->nparams ? ", " : "");
+  if (divide)
+    fdiv_print_params(&fdiv, &t);
+  sb_puts(&t, ") ");
   print_coarse_body(&p, &t);
   sb_putc(&t, '\n');
-  sb_printf(&x, "%s<<<kf_coarsen_grid(%s, %du), %s, %s, %s>>>(", name, st->grid, U, st->block,
-            st->smem ? st->smem : "0", st->stream ? st->stream : "0");
-  for (int i = 0; i < st->nargs; i++)
-    sb_printf(&x, "%s, ", st->args[i].text);
-  sb_printf(&x, "dim3(%s).x)", st->grid);
+  sb_printf(&grid, "kf_coarsen_grid(%s, %du)", st->grid, U);
+  sb_printf(&extra, ", dim3(%s).x", st->grid);
+  if (divide)
+    fdiv_print_args(&fdiv, k, st, &extra);
+  pass_print_launch_extra(st, name, grid.s, NULL, extra.s, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s);
   if (ok) {
     if (!variant_has_kernel(v, "kf_coarsen_grid"))
       variant_add_kernel(v, 0, "kf_coarsen_grid", GRID_HELPER);
-    variant_note(v, arena_printf(v->a, "coarsen(blocks=%d%s)@%s#%d", U, hoist ? ",hoist" : "", e->name, site->first_step),
-                 arena_printf(v->a, "coarsen: %s -> %s (%d blocks a thread, %d loop%s jammed%s)", site->what, name, U,
-                              form.jammed, form.jammed > 1 ? "s" : "", hoist ? ", bounds checked once" : ""));
+    if (divide)
+      fdiv_add_helper(v);
+    variant_note(v,
+                 arena_printf(v->a, "coarsen(blocks=%d%s%s)@%s#%d", U, hoist ? ",hoist" : "", divide ? ",divide" : "",
+                              e->name, site->first_step),
+                 arena_printf(v->a, "coarsen: %s -> %s (%d blocks a thread, %d loop%s jammed%s%s)", site->what, name, U,
+                              form.jammed, form.jammed > 1 ? "s" : "", hoist ? ", bounds checked once" : "",
+                              divide ? ", fast division" : ""));
     variant_add_kernel(v, site->entry, name, t.s);
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "coarsen: overlapping changes at %s; the variant is dropped",
@@ -718,6 +731,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   }
   sb_free(&t);
   sb_free(&x);
+  sb_free(&grid);
+  sb_free(&extra);
   return ok;
 }
 

@@ -2261,15 +2261,10 @@ static const char helper[] =
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
-  const kkernel *k = NULL;
-  int quiet;
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &k, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "parallelize: the site %s no longer applies; the variant is dropped",
-                site->what);
+  const kkernel *k;
+  const kstep *st = pass_launch_again(v, site, "parallelize", match, &k, d);
+  if (!st)
     return 0;
-  }
-  const kstep *st = &e->steps[at];
   static item items[MAX_ITEMS];
   item *ip = items;
   int n = 0;

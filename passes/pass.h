@@ -70,6 +70,11 @@ typedef const char *(*pass_launch_match)(const kmodel *m, const kentry *e, const
  * `remarks`, unless quiet). Returns the number of sites (find's contract). */
 int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
                      int remarks, diag *d);
+/* In apply, the launch of a site that pass_each_launch found (its first step), matched
+ * again on v: NULL, having warned that the variant is dropped, when an earlier pass changed
+ * it or match no longer takes it. Sets *k as match does. */
+const kstep *pass_launch_again(const variant *v, const pass_site *site, const char *name, pass_launch_match match,
+                               const kkernel **k, diag *d);
 /* The same, also visiting the launches inside the entry's host loops and conditions, and
  * the first launch of a host helper whose steps are launches (pass_helper_call): for a pass whose
  * replacement is one statement valid wherever the launch is, written with pass_arg_text.
@@ -115,6 +120,10 @@ void pass_print_params_unrestricted(const kkernel *k, strbuf *b);
 /* A launch of kernel `name` with st's shared memory, stream and arguments, grid `grid` and
  * block `block` (NULL: st's own), without a semicolon. */
 void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b);
+/* The same with arguments added after st's: extra is ", a, b" (its leading ", " dropped
+ * where st has none). */
+void pass_print_launch_extra(const kstep *st, const char *name, const char *grid, const char *block, const char *extra,
+                             strbuf *b);
 
 /* The registry, in default order (passes.def). */
 extern const pass *const pass_list[];

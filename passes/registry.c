@@ -65,13 +65,20 @@ void pass_print_params(const kkernel *k, strbuf *b) { print_params(k, 0, b); }
 
 void pass_print_params_unrestricted(const kkernel *k, strbuf *b) { print_params(k, 1, b); }
 
-void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b) {
+void pass_print_launch_extra(const kstep *st, const char *name, const char *grid, const char *block, const char *extra,
+                             strbuf *b) {
   sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, block ? block : st->block,
             st->smem ? st->smem : "0",
             st->stream ? st->stream : "0");
   for (int i = 0; i < st->nargs; i++)
     sb_printf(b, "%s%s", i ? ", " : "", st->args[i].text);
+  if (extra && *extra)
+    sb_puts(b, st->nargs ? extra : extra + 2);
   sb_puts(b, ")");
+}
+
+void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b) {
+  pass_print_launch_extra(st, name, grid, block, NULL, b);
 }
 
 int pass_top_position(const kentry *e, int index) {
@@ -79,6 +86,21 @@ int pass_top_position(const kentry *e, int index) {
     if (e->steps[i].index == index)
       return i;
   return -1;
+}
+
+const kstep *pass_launch_again(const variant *v, const pass_site *site, const char *name, pass_launch_match match,
+                               const kkernel **k, diag *d) {
+  const kmodel *m = v->m;
+  const kentry *e = &m->entries[site->entry];
+  int at = pass_top_position(e, site->first_step);
+  int quiet;
+  *k = NULL;
+  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], k, &quiet)) {
+    diag_report(d, DIAG_WARNING, m->path, 0, 0, "%s: the site %s no longer applies; the variant is dropped", name,
+                site->what);
+    return NULL;
+  }
+  return &e->steps[at];
 }
 
 typedef struct walk {

@@ -371,17 +371,12 @@ static const char *warp_helper(arena *a, const char *fn) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
-  const kkernel *k = NULL;
-  int quiet;
   if (values && !values[0])
     return 1; /* on=0: the launch stays as it is */
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], &k, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "row-warps: the site %s no longer applies; the variant is dropped",
-                site->what);
+  const kkernel *k;
+  const kstep *st = pass_launch_again(v, site, "row-warps", match, &k, d);
+  if (!st)
     return 0;
-  }
-  const kstep *st = &e->steps[at];
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_warps", k->name));
   printing p = {&form, {stmt_hook, expr_hook, NULL}, 0};
   p.hooks.ctx = &p;

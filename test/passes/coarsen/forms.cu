@@ -10,18 +10,33 @@
 // blocks. With hoist (the default), the pools' window conditions (an if's, a select's: a
 // position affine in k, through a local of the body) are checked once, at the loop's first
 // and last step for every u, and the loop runs without them when they hold; the third
-// kernel's loop has none. The variant compiles.
+// kernel's loop has none. With divide, the divisions by a parameter are the fast-divide
+// helper's (passes/fast_divide.h). The variants compile.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
-// RUN: %kfuse %s --passes=coarsen --emit=transformed -o %t.cu
+// RUN: %kfuse %s --passes=coarsen --pin coarsen.divide=0 --emit=transformed -o %t.cu
 // RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: grep -c '^static inline dim3 kf_coarsen_grid' %t.cu | FileCheck --check-prefix=ONCE %s
 // ONCE: {{^}}1{{$}}
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
-// RUN: %kfuse %s --passes=coarsen --pin coarsen.hoist=0 --emit=transformed -o %t-0.cu
+// RUN: %kfuse %s --passes=coarsen --pin coarsen.hoist=0 --pin coarsen.divide=0 --emit=transformed -o %t-0.cu
 // RUN: %strip-checks %t-0.cu | FileCheck --check-prefix=NOHOIST %s
 // NOHOIST: // kfuse variant coarsen(blocks=4)@pools#0+coarsen(blocks=4)@pools#1+coarsen(blocks=4)@pools#2
 // NOHOIST-NOT: kf_inside
+// With divide (the default), the divisions by a parameter in the two kernels that have them
+// are the fast-divide helper's calls, the multiplier passed after kf_grid_x:
+// RUN: %kfuse %s --passes=coarsen --emit=transformed -o %t-d.cu
+// RUN: %strip-checks %t-d.cu | FileCheck --check-prefix=DIVIDE %s
+// RUN: %nvcc -Werror all-warnings -c -o %t-d.o %t-d.cu
+// DIVIDE: // kfuse variant coarsen(blocks=4,hoist,divide)@pools#0+coarsen(blocks=4,hoist)@pools#1+coarsen(blocks=4,divide)@pools#2
+// DIVIDE: // 1 loop jammed, the window's bounds checked once, 2 divisions by the launch's values as multiplies (fast-divide)
+// DIVIDE-NEXT: __global__ void max_window_x4({{.*}}, int dil, unsigned int kf_grid_x, kf_divmagic kf_dm0) {
+// DIVIDE:     o[kf_u] = kf_mod_i32(idx[kf_u], Lout, kf_dm0);
+// DIVIDE-NEXT:     nc[kf_u] = kf_div_i32(idx[kf_u], Lout, kf_dm0);
+// DIVIDE: s[kf_u] += x[kf_mod_i32(i[kf_u] + k, L, kf_dm0)];
+// DIVIDE: max_window_x4<<<{{.*}}, dim3((total + 255) / 256).x, kf_divmagic_of((int)L));
+// DIVIDE: avg_window_x4<<<kf_coarsen_grid(grid, 4u), 128, 0, stream>>>(x, z, L, L, K, dim3(grid).x);
+// DIVIDE: mixed_x4<<<{{.*}}, dim3((total + 127) / 128).x, kf_divmagic_of((int)L));
 // CHECK: // kfuse variant coarsen(blocks=4,hoist)@pools#0+coarsen(blocks=4,hoist)@pools#1+coarsen(blocks=4)@pools#2
 // CHECK-LABEL: static inline dim3 kf_coarsen_grid(dim3 g, unsigned int u) {
 // CHECK-NEXT:    g.x = (g.x + u - 1) / u;

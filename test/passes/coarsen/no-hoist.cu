@@ -2,7 +2,7 @@
 // still coarsened): an unsigned comparison (a position below 0 wraps, so the condition is
 // not monotone in the step), an equality, a product of the step with itself, a condition on
 // a value the body assigns, and a loop whose stride is no positive literal.
-// RUN: %kfuse %s --passes=coarsen --emit=transformed -o %t.cu
+// RUN: %kfuse %s --passes=coarsen --pin coarsen.divide=0 --emit=transformed -o %t.cu
 // RUN: %strip-checks %t.cu | FileCheck %s
 // CHECK: // kfuse variant coarsen(blocks=4)@no_hoist#0+coarsen(blocks=4)@no_hoist#1+coarsen(blocks=4)@no_hoist#2+coarsen(blocks=4)@no_hoist#3+coarsen(blocks=4)@no_hoist#4
 // CHECK-NOT: kf_inside
