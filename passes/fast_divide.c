@@ -31,6 +31,7 @@
 #include "../lib/print.h"
 #include "fast_divide.h"
 #include "pass.h"
+#include "reduce.h"
 
 extern const unsigned char kf_fast_divide_source[];
 
@@ -57,6 +58,10 @@ static int invariant(const kkernel *k, const kstep *st, const kexpr *e, int *par
       return 0;
     ++*params;
     return 1;
+  }
+  case KE_VAR: { /* a local never assigned after a declaration from such values: its value */
+    const kvar *v = &k->vars[e->var];
+    return v->kind == KV_LOCAL && !v->nassign && v->init && invariant(k, st, v->init, params);
   }
   case KE_CAST: return invariant(k, st, e->a, params);
   case KE_UNARY: return e->op != KO_NOT && invariant(k, st, e->a, params);
@@ -158,6 +163,7 @@ void fdiv_print_params(const fdiv_set *s, strbuf *b) {
 typedef struct host {
   const kkernel *k;
   const kstep *st;
+  const print_hooks *hooks; /* these, for a local's value */
 } host;
 
 /* The divisor over the launch's arguments: each parameter as its argument converted to the
@@ -165,19 +171,28 @@ typedef struct host {
 static int host_hook(void *ctx, const kexpr *e, strbuf *b) {
   const host *h = ctx;
   if (e->kind == KE_PARAM) {
-    sb_printf(b, "((%s)(%s))", h->k->params[e->param].type_spelling, h->st->args[e->param].text);
+    const karg *a = &h->st->args[e->param];
+    sb_printf(b, a->is_name ? "((%s)%s)" : "((%s)(%s))", h->k->params[e->param].type_spelling, a->text);
     return 1;
   }
   if (e->kind == KE_CONST) {
     sb_printf(b, "((%s)%lldLL)", e->type_spelling, (long long)e->ival);
     return 1;
   }
+  if (e->kind == KE_VAR) {
+    const kvar *v = &h->k->vars[e->var];
+    sb_printf(b, "((%s)(", k_unconst(v->type_spelling));
+    print_expr_with(h->k, h->hooks, v->init, b);
+    sb_puts(b, "))");
+    return 1;
+  }
   return 0;
 }
 
 void fdiv_print_args(const fdiv_set *s, const kkernel *k, const kstep *st, strbuf *b) {
-  host h = {k, st};
+  host h = {k, st, NULL};
   print_hooks hooks = {NULL, host_hook, &h};
+  h.hooks = &hooks;
   for (int i = 0; i < s->ndivisors; i++) {
     /* the divisor as the division converts it: to int, or to unsigned int */
     int is_unsigned = 0;
