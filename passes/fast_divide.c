@@ -172,11 +172,17 @@ static int host_hook(void *ctx, const kexpr *e, strbuf *b) {
   const host *h = ctx;
   if (e->kind == KE_PARAM) {
     const karg *a = &h->st->args[e->param];
-    sb_printf(b, a->is_name ? "((%s)%s)" : "((%s)(%s))", h->k->params[e->param].type_spelling, a->text);
+    sb_printf(b, a->is_name ? "((%s)%s)" : "((%s)(%s))", k_unconst(h->k->params[e->param].type_spelling), a->text);
     return 1;
   }
   if (e->kind == KE_CONST) {
-    sb_printf(b, "((%s)%lldLL)", e->type_spelling, (long long)e->ival);
+    long long x = (long long)e->ival;
+    if (e->type == KT_I32)
+      sb_printf(b, "%s%lld%s", x < 0 ? "(" : "", x, x < 0 ? ")" : "");
+    else if (e->type == KT_U32)
+      sb_printf(b, "%lldu", x);
+    else
+      sb_printf(b, "((%s)%lldLL)", k_unconst(e->type_spelling), x);
     return 1;
   }
   if (e->kind == KE_VAR) {
@@ -206,7 +212,7 @@ void fdiv_print_args(const fdiv_set *s, const kkernel *k, const kstep *st, strbu
     else
       sb_printf(b, ", kf_divmagic_of((long long)(%s)(", is_unsigned ? "unsigned int" : "int");
     if (d->kind == KE_PARAM) /* without the parentheses of an operand */
-      sb_printf(b, st->args[d->param].is_name ? "(%s)%s" : "(%s)(%s)", k->params[d->param].type_spelling,
+      sb_printf(b, st->args[d->param].is_name ? "(%s)%s" : "(%s)(%s)", k_unconst(k->params[d->param].type_spelling),
                 st->args[d->param].text);
     else
       print_expr_with(k, &hooks, d, b);

@@ -2,7 +2,8 @@
 // the host: a flat index decoded with % and / by one parameter (one divisor, one added
 // parameter kf_dm0), a divisor that is an expression of two parameters whose arguments are
 // expressions themselves (converted to the parameters' type and parenthesized on the host),
-// a local never assigned after its declaration from parameters (its value on the host),
+// a local never assigned after its declaration from parameters and a constant (its value
+// on the host, the const of a parameter's type dropped in the casts),
 // and unsigned operands (the _u32 forms, the divisor converted to unsigned int). Left as
 // they are: a literal divisor (nvcc's own), a float division, a 64-bit one, a divisor read
 // from memory or from a local. The helper is emitted once. The variant compiles.
@@ -36,12 +37,14 @@ __global__ void channel(const float* x, const float* b, float* y, int n, int C, 
   y[i] = x[i] + b[c] + (float)(i / 4) + (float)i / (float)W + (float)((long long)i / (long long)W);
 }
 
-// CHECK: __global__ void plane_fdiv(const float *x, float *y, int n, int H, int W, kf_divmagic kf_dm0) {
+constexpr int KS = 3;
+
+// CHECK: __global__ void plane_fdiv(const float *x, float *y, int n, const int H, int W, kf_divmagic kf_dm0) {
 // CHECK: y[i] = x[kf_mod_i32(i, HW, kf_dm0)];
-__global__ void plane(const float* x, float* y, int n, int H, int W) {
+__global__ void plane(const float* x, float* y, int n, const int H, int W) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const int HW = H * W;
+  const int HW = H * (W + KS - 1);
   y[i] = x[i % HW];
 }
 
@@ -61,7 +64,7 @@ __global__ void unsig(const int* d, float* y, unsigned n, unsigned m) {
 // CHECK-LABEL: void run(
 // CHECK: decode_fdiv<<<(total + 255) / 256, 256, 0, stream>>>(x, y, total, L, kf_divmagic_of((int)L));
 // CHECK: channel_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(x, b, y, n, C, H + 0, W * 1, kf_divmagic_of(((int)(H + 0)) * ((int)(W * 1))), kf_divmagic_of((int)C));
-// CHECK: plane_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, H, W, kf_divmagic_of(((int)(((int)H) * ((int)W)))));
+// CHECK: plane_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, H, W, kf_divmagic_of(((int)(((int)H) * (((int)W) + 3 - 1)))));
 // CHECK: unsig_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(d, z, n, m, kf_divmagic_of((unsigned int)m));
 // kfuse: in  x float[B][L]
 // kfuse: in  b float[C]
