@@ -3,7 +3,8 @@
 // parameter kf_dm0), a divisor that is an expression of two parameters whose arguments are
 // expressions themselves (converted to the parameters' type and parenthesized on the host),
 // a local never assigned after its declaration from parameters and a constant (its value
-// on the host, the const of a parameter's type dropped in the casts),
+// on the host, the constant by its name, the const of a parameter's type dropped in the
+// casts),
 // and unsigned operands (the _u32 forms, the divisor converted to unsigned int). Left as
 // they are: a literal divisor (nvcc's own), a float division, a 64-bit one, a divisor read
 // from memory or from a local. The helper is emitted once. The variant compiles.
@@ -64,7 +65,7 @@ __global__ void unsig(const int* d, float* y, unsigned n, unsigned m) {
 // CHECK-LABEL: void run(
 // CHECK: decode_fdiv<<<(total + 255) / 256, 256, 0, stream>>>(x, y, total, L, kf_divmagic_of((int)L));
 // CHECK: channel_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(x, b, y, n, C, H + 0, W * 1, kf_divmagic_of(((int)(H + 0)) * ((int)(W * 1))), kf_divmagic_of((int)C));
-// CHECK: plane_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, H, W, kf_divmagic_of(((int)(((int)H) * (((int)W) + 3 - 1)))));
+// CHECK: plane_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(x, y, n, H, W, kf_divmagic_of(((int)(((int)H) * (((int)W) + ((int)(KS)) - 1)))));
 // CHECK: unsig_fdiv<<<(n + 255) / 256, 256, 0, stream>>>(d, z, n, m, kf_divmagic_of((unsigned int)m));
 // kfuse: in  x float[B][L]
 // kfuse: in  b float[C]
