@@ -7,7 +7,8 @@
 // casts),
 // and unsigned operands (the _u32 forms, the divisor converted to unsigned int). Left as
 // they are: a literal divisor (nvcc's own), a float division, a 64-bit one, a divisor read
-// from memory or from a local. The helper is emitted once. The variant compiles.
+// from memory (directly or through a local). The helper is emitted once. The variant
+// compiles.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=fast-divide --emit=transformed -o %t.cu
