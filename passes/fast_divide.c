@@ -35,16 +35,11 @@
 
 extern const unsigned char kf_fast_divide_source[];
 
-static int is_int_type(ktype t) {
-  return t == KT_BOOL || t == KT_I8 || t == KT_U8 || t == KT_I16 || t == KT_U16 || t == KT_I32 || t == KT_U32 ||
-         t == KT_I64 || t == KT_U64;
-}
-
 /* Whether e is the same for the whole launch and computable on the host from the launch's
  * arguments: integer parameters whose arguments kfuse reads, literals, constants with a
  * value, casts and operators over them. *params counts the parameters it names. */
 static int invariant(const kkernel *k, const kstep *st, const kexpr *e, int *params) {
-  if (!e || !is_int_type(e->type))
+  if (!e || !ktype_is_int(e->type))
     return 0;
   switch (e->kind) {
   case KE_INT: return 1;
@@ -85,7 +80,7 @@ static void consider(finding *f, const kexpr *e) {
   fdiv_set *s = f->s;
   int params = 0;
   if (e->kind != KE_BINARY || (e->op != KO_DIV && e->op != KO_MOD) || (e->type != KT_I32 && e->type != KT_U32) ||
-      !e->a || !e->b || !is_int_type(e->a->type) || ktype_size(e->a->type) > 4 || ktype_size(e->b->type) > 4 ||
+      !e->a || !e->b || !ktype_is_int(e->a->type) || ktype_size(e->a->type) > 4 || ktype_size(e->b->type) > 4 ||
       !invariant(f->k, f->st, e->b, &params) || !params || s->n == FDIV_MAX)
     return;
   strbuf t = {0};
