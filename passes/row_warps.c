@@ -31,8 +31,9 @@
  *     atomic, and its launch (no other pass changed it) has a constant block of a multiple
  *     of 32 threads and a one-dimensional grid;
  *   - its one thread index is `blockIdx.x * blockDim.x + threadIdx.x`, declared at the top
- *     level, and no other statement names a builtin (so every value outside the loops is the
- *     same for the 32 lanes of a row: the row's);
+ *     level, and no other statement names a builtin (so every value outside the loops, such
+ *     as a row offset computed from the index, is the same for the 32 lanes of a row: the
+ *     row's);
  *   - every loop is at the top level and canonical, and is either a reduction loop (reduce.h:
  *     declarations, then one update of an accumulator by +, fmaxf, fminf, max or min) or a
  *     map loop, whose body declares its own locals, stores, and tests, assigns no variable
@@ -149,6 +150,36 @@ static int unit_access(const kstmt *s, int j) {
   return unit_access(s->then, j) || unit_access(s->orelse, j);
 }
 
+/* Whether expression e loads a global buffer at an index that names j other than as a unit
+ * index: down a column (B[j * N + c]), where the reference's threads, a column each, read
+ * consecutive places and a warp's lanes would read 32 rows apart. */
+static int strided_load(const kexpr *e, int j) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_LOAD && e->param >= 0 && kx_names(e->a, j) && !unit_index(e->a, j))
+    return 1;
+  if (strided_load(e->a, j) || strided_load(e->b, j) || strided_load(e->c, j))
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (strided_load(e->args[i], j))
+      return 1;
+  return 0;
+}
+
+/* Whether statement s reads or writes a global buffer down a column of j (strided_load). */
+static int strided_access(const kstmt *s, int j) {
+  if (!s)
+    return 0;
+  if (s->kind == KST_STORE && s->param >= 0 && kx_names(s->index, j) && !unit_index(s->index, j))
+    return 1;
+  if (strided_load(s->value, j) || strided_load(s->cond, j) || strided_load(s->index, j))
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (strided_access(s->body[i], j))
+      return 1;
+  return strided_access(s->then, j) || strided_access(s->orelse, j);
+}
+
 static const unsigned LOOPS = 1u << KST_FOR | 1u << KST_WHILE;
 
 /* The form of the last launch match() took. */
@@ -200,8 +231,19 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
     return "has no constant one-dimensional block of a multiple of 32 threads";
   if (st->grid_var || strstr(st->grid, "dim3") || (st->grid_y && !(st->grid_y->kind == XE_INT && st->grid_y->ival == 1)))
     return "has a grid of more than one dimension";
-  if (k->ntindex != 1 || k->tindex[0].dim != 0 || k->tindex[0].grid_stride ||
-      !pw_is_linear(k->tindex[0].expr, st->block_threads))
+  /* The lifter also lists the locals computed from the thread index (level2/037's group
+   * norm: `off = (t / groups) * cols + (t % groups) * gs`); they name no builtin themselves
+   * (the loop below refuses any other statement that does), so they are the row's. */
+  int tvar = -1;
+  for (int i = 0; i < k->ntindex; i++) {
+    const kthread_index *ti = &k->tindex[i];
+    if (!kx_uses_builtins(k->vars[ti->var].init, BUILTINS))
+      continue;
+    if (tvar >= 0 || ti->dim != 0 || ti->grid_stride || !pw_is_linear(ti->expr, st->block_threads))
+      return "has no one thread index blockIdx.x * blockDim.x + threadIdx.x";
+    tvar = ti->var;
+  }
+  if (tvar < 0)
     return "has no one thread index blockIdx.x * blockDim.x + threadIdx.x";
   for (int i = 0; i < k->nparams; i++)
     if (k->params[i].is_pointer && k->params[i].reads && k->params[i].writes)
@@ -209,7 +251,7 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
   unsigned char *mine = arena_alloc(m->arena, (size_t)k->nvars + 1);
   for (int i = 0; i < n; i++) {
     const kstmt *s = top[i];
-    if (s->kind == KST_DECL && s->var == k->tindex[0].var) {
+    if (s->kind == KST_DECL && s->var == tvar) {
       form.tdecl = s;
       continue;
     }
@@ -230,6 +272,8 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
       return "has more loops than kfuse follows";
     if (!unit_access(s->then, s->loop_var))
       return "has a loop that reads and writes no buffer at consecutive places (its loop variable plus a value)";
+    if (strided_access(s->then, s->loop_var))
+      return "has a loop that also reads or writes a buffer down a column (its loop variable times a stride)";
     if (red_match_loop(k, s, &form.red[form.nred])) {
       form.nred++;
       continue;

@@ -34,7 +34,7 @@ __global__ void nested(const float* x, float* out, int R, int C) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= R) return;
   for (int j = 0; j < C; ++j)
-    for (int t = 0; t < 2; ++t) out[(r * C + j) * 2 + t] = x[r * C + j];
+    for (int t = 0; t < 2; ++t) out[t * R * C + r * C + j] = x[r * C + j];
 }
 
 __global__ void grid2d(const float* x, float* out, int R, int C) {
@@ -59,7 +59,7 @@ __global__ void last(const float* x, float* out, int R, int C) {
 // kfuse: in  x  float[R][C]
 // kfuse: out a  float[C]
 // kfuse: out y  float[R][C]
-// kfuse: out b  float[R][C][2]
+// kfuse: out b  float[2][R][C]
 // kfuse: out c  float[R]
 // kfuse: out d  float[R + 1][C]
 // kfuse: tune R=1000 C=64
