@@ -402,6 +402,16 @@ static void print_param(strbuf *b, int *np, const char *type, const char *name) 
   sb_printf(b, "%s%s%s%s", (*np)++ ? ", " : "", type, n && type[n - 1] == '*' ? "" : " ", name);
 }
 
+int prologue_before(const variant *v, int ei, const kstep *st, prologue *s) {
+  const kentry *e = &v->m->entries[ei];
+  for (int at = 0; &e->steps[at] < st; at++) {
+    const char *why;
+    if (prologue_check(v, ei, at, s, &why) && s->cst == st)
+      return at;
+  }
+  return -1;
+}
+
 void prologue_begin(variant *v, prologue *s, const char *name, prologue_out *o) {
   prun *r = &s->r;
   const kkernel *k = s->k;

@@ -717,6 +717,6 @@ const pass pass_one_pass_moments = {
     get_params,
     apply,
     0, /* by default */
-    0, /* not optional */
+    1, /* optional: row-warps, after it, may take the same launch (a group norm's short rows) */
     0, /* not parsed again */
 };

@@ -1,6 +1,6 @@
 /*
  * prologue.h: fuse-prologue's site and emission (fuse_prologue.c), for the passes that
- * re-map a kernel and take the pointwise run before it along (row-scan).
+ * re-map a kernel and take the pointwise run before it along (row-scan, row-warps).
  *
  * prologue_check finds the site whose run starts at top-level step `at`; prologue_begin
  * writes the __device__ function that computes the intermediate P at an element, and
@@ -46,6 +46,9 @@ typedef struct prologue_out {
  * the next kernel that reads it loads it: 1 with *s filled; 0 with *why (NULL: nothing
  * to speak of). */
 int prologue_check(const variant *v, int ei, int at, prologue *s, const char **why);
+/* The top-level step of entry ei where a run starts that the launch st may take as its
+ * prologue, with *s filled; -1 when none does. */
+int prologue_before(const variant *v, int ei, const kstep *st, prologue *s);
 /* Writes the function and the lists (name: the consumer's new name, a prefix for the
  * function's). */
 void prologue_begin(variant *v, prologue *s, const char *name, prologue_out *o);

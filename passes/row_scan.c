@@ -261,18 +261,6 @@ static int get_params(const pass_param **out) {
   return 2;
 }
 
-/* The top-level step where a pointwise run starts that the scan at st may take as its
- * prologue (prologue.h), with *pro filled; -1 when none does. */
-static int prologue_at(const variant *v, int ei, const kstep *st, prologue *pro) {
-  const kentry *e = &v->m->entries[ei];
-  for (int at = 0; &e->steps[at] < st; at++) {
-    const char *why;
-    if (prologue_check(v, ei, at, pro, &why) && pro->cst == st)
-      return at;
-  }
-  return -1;
-}
-
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
   const kmodel *m = v->m;
   int found = 0, cap = *nsites;
@@ -294,7 +282,7 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
         continue;
       }
       static prologue pro;
-      int at = prologue_at(v, ei, st, &pro);
+      int at = prologue_before(v, ei, st, &pro);
       pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
       ps->entry = ei;
       ps->first_step = at >= 0 ? e->steps[at].index : st->index;
@@ -349,7 +337,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const kkernel *k = s.k;
   static prologue pro;
   static prologue_out o;
-  int at = prologue_at(v, site->entry, st, &pro);
+  int at = prologue_before(v, site->entry, st, &pro);
   if ((at >= 0 ? e->steps[at].index : st->index) != site->first_step) {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "row-scan: the site %s no longer applies; the variant is dropped", site->what);
     return 0;

@@ -50,6 +50,7 @@
 #include "../lib/pointwise.h"
 #include "../lib/print.h"
 #include "pass.h"
+#include "prologue.h"
 #include "reduce.h"
 
 enum { MAX_LOOPS = 16 };
@@ -296,36 +297,42 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 
 /* on=0 keeps the launch as it is, so that a variant without the pass is measured too (a
  * row too short for a warp's 32 lanes may lose), and the passes after it may take the
- * kernel there. */
+ * kernel there. prologue=1 also takes the pointwise run before the launch whose
+ * intermediate only the kernel reads (prologue.h, as fuse-prologue does): each load of
+ * it computes the element from the run's inputs, so it is never stored (level2/067's gelu
+ * before its global average pool). Its default is 0, the recipes the records hold. */
 static const int on_values[] = {1, 0};
-static const pass_param params[] = {{"on", on_values, 2}};
+static const int prologue_values[] = {0, 1};
+static const pass_param params[] = {{"on", on_values, 2}, {"prologue", prologue_values, 2}};
 
 static int get_params(const pass_param **out) {
   *out = params;
-  return 1;
+  return 2;
 }
 
 /* ---- the kernel ---- */
 
 typedef struct printing {
   const rows *R;
+  const kkernel *k;             /* the kernel whose names it prints (the prologue's adds some) */
   print_hooks hooks;
+  const print_hooks *inner;     /* the prologue's, or NULL */
   int in_loop;
 } printing;
 
 static int expr_hook(void *ctx, const kexpr *e, strbuf *b) {
   printing *p = ctx;
   if (e != p->R->tdecl->value)
-    return 0;
+    return p->inner ? p->inner->expr(p->inner->ctx, e, b) : 0;
   sb_puts(b, "((");
-  print_expr(p->R->k, e, b);
+  print_expr(p->k, e, b);
   sb_puts(b, ") / 32)");
   return 1;
 }
 
 /* A top-level loop over the lanes: j from lo + kf_lane * s by 32 * s. */
 static void print_loop(printing *p, const kstmt *s, strbuf *b, int depth) {
-  const kkernel *k = p->R->k;
+  const kkernel *k = p->k;
   const kvar *jv = &k->vars[s->loop_var];
   const kexpr *lo = kx_strip(s->lo), *st = kx_strip(s->stride);
   int lo0 = lo && lo->kind == KE_INT && lo->ival == 0, st1 = st && st->kind == KE_INT && st->ival == 1;
@@ -367,7 +374,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
   printing *p = ctx;
   const rows *R = p->R;
   if (p->in_loop || s->kind != KST_FOR)
-    return 0;
+    return p->inner ? p->inner->stmt(p->inner->ctx, s, b, depth) : 0;
   for (int i = 0; i < R->nmap; i++)
     if (R->map[i] == s) {
       print_indent(b, depth);
@@ -392,7 +399,7 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
       sb_puts(b, "}\n");
       return 1;
     }
-  return 0;
+  return p->inner ? p->inner->stmt(p->inner->ctx, s, b, depth) : 0;
 }
 
 /* The warp's combination of v for operator fn (NULL: a sum): a shuffle tree to lane 0 in a
@@ -422,32 +429,57 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   if (!st)
     return 0;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_warps", k->name));
-  printing p = {&form, {stmt_hook, expr_hook, NULL}, 0};
+  static prologue pro;
+  static prologue_out o;
+  int at = values && values[1] ? prologue_before(v, site->entry, st, &pro) : -1;
+  printing p = {&form, k, {stmt_hook, expr_hook, NULL}, NULL, 0};
   p.hooks.ctx = &p;
   strbuf t = {0}, x = {0}, body = {0};
-  print_body_with(k, &p.hooks, &body);
+  if (at >= 0) {
+    prologue_begin(v, &pro, name, &o);
+    sb_puts(&t, o.text.s);
+    p.k = &o.x.fk;
+    p.inner = &o.hooks;
+  }
+  print_body_with(p.k, &p.hooks, &body);
   sb_printf(&t, "// kfuse row-warps of %s (line %u): a warp per row, the lanes along its %d loop%s\n", k->name,
             k->loc.line, form.nred + form.nmap, form.nred + form.nmap > 1 ? "s" : "");
+  if (at >= 0)
+    sb_printf(&t, "// with the prologue %s: %s is never stored\n", o.fn, pro.r.bufs[pro.pbuf].name);
   sb_printf(&t, "__global__ void %s(", name);
-  pass_print_params(k, &t);
+  if (at >= 0)
+    sb_puts(&t, o.params.s ? o.params.s : "");
+  else
+    pass_print_params(k, &t);
   /* the lane first: the body's first line is its brace */
   sb_printf(&t, ") {\n  const int kf_lane = threadIdx.x & 31;%s\n", body.s + 1);
   const char *grid = arena_printf(v->a, "32u * (unsigned)(%s)", st->grid);
-  pass_print_launch(st, name, grid, NULL, &x);
-  int ok = variant_replace_step(v, site->entry, st, x.s);
+  if (at >= 0)
+    sb_printf(&x, "%s<<<%s, %s, %s, %s>>>(%s)", name, grid, st->block, st->smem ? st->smem : "0",
+              st->stream ? st->stream : "0", o.args.s ? o.args.s : "");
+  else
+    pass_print_launch(st, name, grid, NULL, &x);
+  int ok = variant_replace_step(v, site->entry, st, x.s) && (at < 0 || prologue_commit(v, site->entry, &pro));
   if (ok) {
     for (int i = 0; i < form.nred; i++) { /* each combination once per file */
       const char *fn = form.red[i].fn, *hname = arena_printf(v->a, "kf_warp_%s", fn ? fn : "sum");
       if (!variant_has_kernel(v, hname))
         variant_add_kernel(v, 0, hname, warp_helper(v->a, fn));
     }
-    variant_note(v, arena_printf(v->a, "row-warps@%s#%d", e->name, site->first_step),
-                 arena_printf(v->a, "row-warps: %s -> %s (a warp per row)", site->what, name));
+    if (at >= 0)
+      variant_note(v, arena_printf(v->a, "row-warps(prologue=1)@%s#%d-#%d", e->name, e->steps[at].index, site->first_step),
+                   arena_printf(v->a, "row-warps: %s -> %s (a warp per row, with the prologue %s)", site->what, name,
+                                prun_names(&pro.r, v->a)));
+    else
+      variant_note(v, arena_printf(v->a, "row-warps@%s#%d", e->name, site->first_step),
+                   arena_printf(v->a, "row-warps: %s -> %s (a warp per row)", site->what, name));
     variant_add_kernel(v, site->entry, name, t.s);
   } else {
     diag_report(d, DIAG_WARNING, m->path, 0, 0, "row-warps: overlapping changes at %s; the variant is dropped",
                 site->what);
   }
+  if (at >= 0)
+    prologue_end(&o);
   sb_free(&t);
   sb_free(&x);
   sb_free(&body);
