@@ -121,64 +121,42 @@ static int unit_index(const kexpr *i, int j) {
          ((kx_is_var(i->a, j) && !kx_names(i->b, j)) || (kx_is_var(i->b, j) && !kx_names(i->a, j)));
 }
 
-/* Whether expression e loads a global buffer at a unit index of j. */
-static int unit_load(const kexpr *e, int j) {
+/* Whether index i names j other than as a unit index: down a column (B[j * N + c]), where
+ * the reference's threads, a column each, read consecutive places and a warp's lanes would
+ * read 32 rows apart. */
+static int strided_index(const kexpr *i, int j) { return kx_names(i, j) && !unit_index(i, j); }
+
+typedef int index_test(const kexpr *i, int j);
+
+/* Whether expression e loads a global buffer at an index that passes `at`. */
+static int load_at(const kexpr *e, int j, index_test *at) {
   if (!e)
     return 0;
-  if (e->kind == KE_LOAD && e->param >= 0 && unit_index(e->a, j))
+  if (e->kind == KE_LOAD && e->param >= 0 && at(e->a, j))
     return 1;
-  if (unit_load(e->a, j) || unit_load(e->b, j) || unit_load(e->c, j))
+  if (load_at(e->a, j, at) || load_at(e->b, j, at) || load_at(e->c, j, at))
     return 1;
   for (int i = 0; i < e->nargs; i++)
-    if (unit_load(e->args[i], j))
+    if (load_at(e->args[i], j, at))
       return 1;
   return 0;
 }
 
-/* Whether statement s reads or writes a global buffer at a unit index of j: the row is
- * contiguous along the loop (a loop over a column, x[j * C + c], would lose: a warp's lanes
- * would read 32 rows apart). */
-static int unit_access(const kstmt *s, int j) {
+/* Whether statement s reads or writes a global buffer at an index that passes `at`. With
+ * unit_index: the row is contiguous along the loop (a loop over a column, x[j * C + c],
+ * would lose: a warp's lanes would read 32 rows apart). With strided_index: the loop also
+ * goes down a column. */
+static int access_at(const kstmt *s, int j, index_test *at) {
   if (!s)
     return 0;
-  if (s->kind == KST_STORE && s->param >= 0 && unit_index(s->index, j))
+  if (s->kind == KST_STORE && s->param >= 0 && at(s->index, j))
     return 1;
-  if (unit_load(s->value, j) || unit_load(s->cond, j) || unit_load(s->index, j))
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (unit_access(s->body[i], j))
-      return 1;
-  return unit_access(s->then, j) || unit_access(s->orelse, j);
-}
-
-/* Whether expression e loads a global buffer at an index that names j other than as a unit
- * index: down a column (B[j * N + c]), where the reference's threads, a column each, read
- * consecutive places and a warp's lanes would read 32 rows apart. */
-static int strided_load(const kexpr *e, int j) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_LOAD && e->param >= 0 && kx_names(e->a, j) && !unit_index(e->a, j))
-    return 1;
-  if (strided_load(e->a, j) || strided_load(e->b, j) || strided_load(e->c, j))
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (strided_load(e->args[i], j))
-      return 1;
-  return 0;
-}
-
-/* Whether statement s reads or writes a global buffer down a column of j (strided_load). */
-static int strided_access(const kstmt *s, int j) {
-  if (!s)
-    return 0;
-  if (s->kind == KST_STORE && s->param >= 0 && kx_names(s->index, j) && !unit_index(s->index, j))
-    return 1;
-  if (strided_load(s->value, j) || strided_load(s->cond, j) || strided_load(s->index, j))
+  if (load_at(s->value, j, at) || load_at(s->cond, j, at) || load_at(s->index, j, at))
     return 1;
   for (int i = 0; i < s->nbody; i++)
-    if (strided_access(s->body[i], j))
+    if (access_at(s->body[i], j, at))
       return 1;
-  return strided_access(s->then, j) || strided_access(s->orelse, j);
+  return access_at(s->then, j, at) || access_at(s->orelse, j, at);
 }
 
 static const unsigned LOOPS = 1u << KST_FOR | 1u << KST_WHILE;
@@ -271,9 +249,9 @@ static const char *match(const kmodel *m, const kentry *e, const kstep *st, cons
     }
     if (form.nred + form.nmap == MAX_LOOPS)
       return "has more loops than kfuse follows";
-    if (!unit_access(s->then, s->loop_var))
+    if (!access_at(s->then, s->loop_var, unit_index))
       return "has a loop that reads and writes no buffer at consecutive places (its loop variable plus a value)";
-    if (strided_access(s->then, s->loop_var))
+    if (access_at(s->then, s->loop_var, strided_index))
       return "has a loop that also reads or writes a buffer down a column (its loop variable times a stride)";
     if (red_match_loop(k, s, &form.red[form.nred])) {
       form.nred++;
