@@ -120,6 +120,10 @@ void pass_print_params_unrestricted(const kkernel *k, strbuf *b);
 /* A launch of kernel `name` with st's shared memory, stream and arguments, grid `grid` and
  * block `block` (NULL: st's own), without a semicolon. */
 void pass_print_launch(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b);
+/* The same with the arguments `args` ("a, b"; NULL: none) instead of st's: a kernel that
+ * takes other buffers (a prologue's inputs). */
+void pass_print_launch_args(const kstep *st, const char *name, const char *grid, const char *block, const char *args,
+                            strbuf *b);
 /* The same with arguments added after st's: extra is ", a, b" (its leading ", " dropped
  * where st has none). */
 void pass_print_launch_extra(const kstep *st, const char *name, const char *grid, const char *block, const char *extra,

@@ -744,8 +744,7 @@ static int apply(variant *v, const pass_site *site_, const int *values, diag *d)
   sb_puts(&t, "}\n");
   /* the launch, where A's was; R, P and E go, and so do the intermediates */
   strbuf call = {0};
-  sb_printf(&call, "%s<<<%s, %s, %s, %s>>>(%s)", name, rst->grid, rst->block, rst->smem ? rst->smem : "0",
-            rst->stream ? rst->stream : "0", args.s ? args.s : "");
+  pass_print_launch_args(rst, name, NULL, NULL, args.s, &call);
   int ok = variant_replace_step(v, ei, s.ast, call.s) && variant_remove_step(v, ei, rst);
   if (ok && s.has_p)
     ok = variant_remove_step(v, ei, s.p.mem[0].st) && remove_scratch(v, ei, e, targ->buffer);

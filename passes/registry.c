@@ -65,11 +65,21 @@ void pass_print_params(const kkernel *k, strbuf *b) { print_params(k, 0, b); }
 
 void pass_print_params_unrestricted(const kkernel *k, strbuf *b) { print_params(k, 1, b); }
 
+/* name<<<grid, block, st's shared memory, st's stream>>>( */
+static void launch_head(const kstep *st, const char *name, const char *grid, const char *block, strbuf *b) {
+  sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, block ? block : st->block,
+            st->smem ? st->smem : "0", st->stream ? st->stream : "0");
+}
+
+void pass_print_launch_args(const kstep *st, const char *name, const char *grid, const char *block, const char *args,
+                            strbuf *b) {
+  launch_head(st, name, grid, block, b);
+  sb_printf(b, "%s)", args ? args : "");
+}
+
 void pass_print_launch_extra(const kstep *st, const char *name, const char *grid, const char *block, const char *extra,
                              strbuf *b) {
-  sb_printf(b, "%s<<<%s, %s, %s, %s>>>(", name, grid ? grid : st->grid, block ? block : st->block,
-            st->smem ? st->smem : "0",
-            st->stream ? st->stream : "0");
+  launch_head(st, name, grid, block, b);
   for (int i = 0; i < st->nargs; i++)
     sb_printf(b, "%s%s", i ? ", " : "", st->args[i].text);
   if (extra && *extra)

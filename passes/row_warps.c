@@ -433,8 +433,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   sb_printf(&t, ") {\n  const int kf_lane = threadIdx.x & 31;%s\n", body.s + 1);
   const char *grid = arena_printf(v->a, "32u * (unsigned)(%s)", st->grid);
   if (at >= 0)
-    sb_printf(&x, "%s<<<%s, %s, %s, %s>>>(%s)", name, grid, st->block, st->smem ? st->smem : "0",
-              st->stream ? st->stream : "0", o.args.s ? o.args.s : "");
+    pass_print_launch_args(st, name, grid, NULL, o.args.s, &x);
   else
     pass_print_launch(st, name, grid, NULL, &x);
   int ok = variant_replace_step(v, site->entry, st, x.s) && (at < 0 || prologue_commit(v, site->entry, &pro));
