@@ -12,6 +12,7 @@
 # %corpus substituted; kfuse finds the runner through KFUSE_RUNNER, set to the one built here.
 # The exporter's GPU tests (test/export) run with this machine's python3 and its torch.
 #
+# GPU_TESTS=REGEX runs only the tests whose path matches REGEX (grep -E).
 # usage: test/runner/run-gpu-tests.sh [-j N] [BUILD_DIR]   (default BUILD_DIR:
 #        /tmp/kfuse-runner-gpu; N: parallel tests, default 6)
 set -u
@@ -113,6 +114,9 @@ if [ -n "${KFUSE:-}" ]; then
   export KFUSE_RUNNER=$runner
   tests="$tests
 $(grep -rl -E 'REQUIRES:.*\bgpu\b' --include='*.test' "$src/test" | grep -v "^$here/" | sort)"
+fi
+if [ -n "${GPU_TESTS:-}" ]; then
+  tests=$(echo "$tests" | grep -E "$GPU_TESTS")
 fi
 parallel=$(echo "$tests" | grep -v '/timing/')
 serial=$(echo "$tests" | grep '/timing/')
