@@ -1455,22 +1455,28 @@ done:
 
 /* ------------------------------------------------------------------ what applying needs */
 
-const char *rec_only_gpu(rec_db *db, const char *source_hash, diag *d) {
+int rec_gpus(rec_db *db, const char *source_hash, const char **out, int max, diag *d) {
   sqlite3_stmt *st = prepare(db, d,
                              "SELECT DISTINCT gpu FROM measurement WHERE source_hash = lower(?1)"
-                             " LIMIT 2");
+                             " ORDER BY gpu LIMIT ?2");
   if (!st)
-    return NULL;
+    return -1;
   bind_text(st, 1, source_hash);
-  const char *gpu = NULL;
+  sqlite3_bind_int(st, 2, max);
   int n = 0, rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-    if (n++ == 0)
-      gpu = col_text(db->strings, st, 0);
-  if (rc != SQLITE_DONE)
-    sql_fail(db, d, "records database");
+    out[n++] = col_text(db->strings, st, 0);
   sqlite3_finalize(st);
-  return rc == SQLITE_DONE && n == 1 ? gpu : NULL;
+  if (rc != SQLITE_DONE) {
+    sql_fail(db, d, "records database");
+    return -1;
+  }
+  return n;
+}
+
+const char *rec_only_gpu(rec_db *db, const char *source_hash, diag *d) {
+  const char *gpu[2];
+  return rec_gpus(db, source_hash, gpu, 2, d) == 1 ? gpu[0] : NULL;
 }
 
 /* A statement stepped to its one row, (libs, text): the newest run of source_hash that still

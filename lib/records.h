@@ -71,6 +71,11 @@ int rec_import(rec_db *db, const char *bundle_dir, diag *d);
 int rec_best(rec_db *db, const char *source_hash, const char *entry, const char *gpu_name,
              int sm_count, rec_choice *out, diag *d);
 
+/* The GPU models the records hold measurements of source_hash on, in name order, at most max
+ * of them, into out (strings belonging to db). Returns how many, or -1 after a database
+ * error (reported to d). */
+int rec_gpus(rec_db *db, const char *source_hash, const char **out, int max, diag *d);
+
 /* The one GPU model the records hold measurements of source_hash on. NULL when they hold
  * none or several (nothing reported), or on a database error (reported to d). The string
  * belongs to db. */

@@ -189,6 +189,40 @@ static const char *choose(rec_db *db, const kmodel *m, const char *hash, const c
   return why;
 }
 
+/* Whether the records hold any measurement of recipe for entry 0 of m on gpu. */
+static int measured_on(rec_db *db, const kmodel *m, const char *hash, const char *recipe, const char *gpu,
+                       diag *d) {
+  rec_row *rows = NULL;
+  int n = rec_rows(db, hash, m->entries[0].name, gpu, &rows, d);
+  for (int i = 0; i < n; i++)
+    if (!strcmp(rows[i].recipe, recipe))
+      return 1;
+  return 0;
+}
+
+/* Records of other GPU models are never chosen from: a time on one GPU says nothing certain
+ * about another. But where another model's records choose a variant that target's records
+ * never measured, and it did better there than target's choice here (or target's records
+ * choose none), a remark says so, for it to be measured on target. */
+static void remark_elsewhere(rec_db *db, const kmodel *m, const char *hash, const char *target,
+                             const rec_choice *chosen, diag *d) {
+  const char *gpus[8];
+  int ngpus = rec_gpus(db, hash, gpus, 8, d);
+  rec_choice *ch = arena_alloc(m->arena, sizeof *ch * (size_t)(m->nentries + 1));
+  for (int g = 0; g < ngpus; g++) {
+    if (!strcmp(gpus[g], target) || choose(db, m, hash, gpus[g], ch, d))
+      continue;
+    if ((chosen && ch[0].speedup <= chosen->speedup) || measured_on(db, m, hash, ch[0].recipe, target, d))
+      continue;
+    char there[64] = "none";
+    if (chosen)
+      snprintf(there, sizeof there, "one of %.3gx", chosen->speedup);
+    diag_report(d, DIAG_REMARK, m->path, 0, 0, "the records of %s choose %s (%.3gx there), never measured on %s, "
+                "where they choose %s: measure it there (kfuse on that GPU, or kfuse bundle and kfuse-runner) "
+                "[-Rselect]", gpus[g], ch[0].recipe, ch[0].speedup, target, there);
+  }
+}
+
 /* The chosen variant ch[0], verified again by the runner here when its record is of an
  * older verifier (docs/records.md, "Verifier versions and quarantine"). A variant that
  * fails is quarantined, with a warning, and the choice is made again. Returns NULL, or why
@@ -338,6 +372,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
    * applied; one that fails is quarantined, and the choice is made again without it. */
   if (!why && local_gpu && !o->no_measure && !strcmp(target, gpu))
     why = reverify_choice(o, db, m, hash, target, ch, d);
+  remark_elsewhere(db, m, hash, target, why ? NULL : &ch[0], d);
   char *text = NULL;
   size_t n = 0;
   if (!why) {
