@@ -119,37 +119,33 @@ enum {
   RANKED_POOL = 256,  /* new variants the ranker chooses the budget's from */
 };
 
-/* With a ranker: keeps the known variants of out[0..n) and `most` new ones: the first new
- * one in the rule order (the passes' defaults, the likeliest single best: docs/ranker.md),
+/* With a ranker: keeps the known variants of out[0..n) and `most` new ones in
+ * ranker_order's order: the first new one in the rule order (the passes' defaults, the
+ * likeliest single best: docs/ranker.md), the best-scored one of each novelty (a pass or a
+ * parameter value the model's records never measured; a quarter of the budget at most),
  * and those the ranker scores highest. The kept stay in the rule order, so that a bundle's
  * numbering (v1, v2, ...) is always the rule order, which kfuse learn and --evaluate read
  * from the records. Returns the new count. */
 static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n, int most, diag *d) {
   const char **recipes = arena_alloc(m->arena, sizeof *recipes * (size_t)(n + 1));
-  int *idx = arena_alloc(m->arena, sizeof *idx * (size_t)(n + 1)), nnew = 0;
+  int *fresh = arena_alloc(m->arena, sizeof *fresh * (size_t)(n + 1)), nnew = 0;
   for (int i = 0; i < n; i++)
     if (!out[i].known) {
-      idx[nnew] = i;
+      fresh[nnew] = i;
       recipes[nnew++] = out[i].recipe;
     }
   float *score = arena_alloc(m->arena, sizeof *score * (size_t)(nnew + 1));
+  int *novelty = arena_alloc(m->arena, sizeof *novelty * (size_t)(nnew + 1));
   const char *binding = m->nentries && m->entries[0].annot.ntune ? m->entries[0].annot.bindings[0].text : "";
-  if (!ranker_score(rk, recipes, idx, nnew, binding, score, d))
+  int scored = ranker_score(rk, recipes, fresh, nnew, binding, score, novelty, d);
+  if (!scored)
     memset(score, 0, sizeof *score * (size_t)nnew); /* reported: the rule order */
-  /* the new ones after the first by score, highest first; ties keep the rule order */
-  for (int i = 2; i < nnew; i++)
-    for (int j = i; j > 1 && score[j] > score[j - 1]; j--) {
-      float s = score[j];
-      score[j] = score[j - 1];
-      score[j - 1] = s;
-      int t = idx[j];
-      idx[j] = idx[j - 1];
-      idx[j - 1] = t;
-    }
+  int *order = arena_alloc(m->arena, sizeof *order * (size_t)(nnew + 1));
+  ranker_order(score, scored ? novelty : NULL, nnew, most / 4 > 0 ? most / 4 : 1, order);
   char *chosen = arena_alloc(m->arena, (size_t)(n + 1));
   memset(chosen, 0, (size_t)(n + 1));
   for (int i = 0; i < nnew && i < most; i++)
-    chosen[idx[i]] = 1;
+    chosen[fresh[order[i]]] = 1;
   int k = 0;
   for (int i = 0; i < n; i++)
     if (out[i].known || chosen[i])
@@ -437,7 +433,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
       n = rank_variants(rk, m, *out, n, most, d);
     if (o->verbose)
       fprintf(stderr, "kfuse: ranker %s: %d of %d variants kept (the known ones, the rule order's first new "
-              "one, then the highest scores)\n", strcmp(o->ranker, RANKER_BUILTIN) ? o->ranker : "built in", n, made);
+              "one, the best-scored of each novelty, then the highest scores)\n", strcmp(o->ranker, RANKER_BUILTIN) ? o->ranker : "built in", n, made);
     ranker_free(rk);
   }
   return n;

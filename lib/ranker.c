@@ -8,7 +8,10 @@
  * rule order (0 for the first the passes make), so that a model can learn how far to trust
  * the passes' defaults-first order. A model keeps the names of
  * the features it was trained on (the attribute kfuse_features), so that a model of another
- * set of passes is refused rather than misread.
+ * set of passes is refused rather than misread, and each feature's range in its training
+ * rows (kfuse_range), so that a variant whose passes or parameters go outside it (a pass or
+ * a parameter value the records never measured) is known to be novel: its score is a guess,
+ * and ranker_order measures the best-scored variant of each novelty early.
  */
 #include "ranker.h"
 
@@ -23,6 +26,7 @@
 
 struct ranker {
   BoosterHandle booster;
+  float *lo, *hi; /* each feature's range in the training rows (NULL: a model without it) */
 };
 
 enum { MAX_FEATURES = 512 };
@@ -139,6 +143,60 @@ static char *joined_names(void) {
   return s;
 }
 
+/* Each feature's range over the m rows x into lo and hi (nfeatures each). */
+static void feature_range(const float *x, int m, float *lo, float *hi) {
+  int nf = ranker_nfeatures();
+  for (int j = 0; j < nf; j++) {
+    lo[j] = m ? x[j] : 0;
+    hi[j] = m ? x[j] : 0;
+  }
+  for (int i = 1; i < m; i++)
+    for (int j = 0; j < nf; j++) {
+      float v = x[(size_t)i * (size_t)nf + (size_t)j];
+      lo[j] = v < lo[j] ? v : lo[j];
+      hi[j] = v > hi[j] ? v : hi[j];
+    }
+}
+
+/* The ranges as the attribute kfuse_range: "lo:hi" a feature, space-separated. */
+static char *joined_range(const float *lo, const float *hi) {
+  int nf = ranker_nfeatures();
+  char *s = xmalloc((size_t)nf * 40 + 1), *p = s;
+  *p = 0;
+  for (int j = 0; j < nf; j++)
+    p += sprintf(p, "%s%.9g:%.9g", j ? " " : "", lo[j], hi[j]);
+  return s;
+}
+
+/* Reads kfuse_range back into r (left NULL when absent or malformed: no novelty then). */
+static void load_range(ranker *r, BoosterHandle b) {
+  const char *attr = NULL;
+  int found = 0, nf = ranker_nfeatures();
+  if (XGBoosterGetAttr(b, "kfuse_range", &attr, &found) || !found || !attr)
+    return;
+  float *lo = xmalloc(sizeof *lo * (size_t)nf), *hi = xmalloc(sizeof *hi * (size_t)nf);
+  const char *p = attr;
+  int j = 0;
+  for (; j < nf; j++) {
+    char *end;
+    lo[j] = strtof(p, &end);
+    if (end == p || *end != ':')
+      break;
+    p = end + 1;
+    hi[j] = strtof(p, &end);
+    if (end == p || (*end && *end != ' '))
+      break;
+    p = *end ? end + 1 : end;
+  }
+  if (j < nf || *p) {
+    free(lo);
+    free(hi);
+    return;
+  }
+  r->lo = lo;
+  r->hi = hi;
+}
+
 /* Trains a booster on m feature rows x with their labels, in g groups of the given sizes
  * (rank:pairwise, deterministic). *dm and *b are the caller's to free, also on failure.
  * Returns 0 after reporting (where: the records' path). */
@@ -191,7 +249,8 @@ ranker *ranker_load(const char *model_path, diag *d) {
     return NULL;
   }
   ranker *r = xmalloc(sizeof *r);
-  r->booster = b;
+  *r = (ranker){b, NULL, NULL};
+  load_range(r, b);
   return r;
 }
 
@@ -199,17 +258,57 @@ void ranker_free(ranker *r) {
   if (!r)
     return;
   XGBoosterFree(r->booster);
+  free(r->lo);
+  free(r->hi);
   free(r);
 }
 
+/* The first feature of f (what the passes did: how many sites a pass applied at, or a
+ * parameter's value; not the size, the position or the count of applications, which every
+ * new problem moves) outside the training's range, or -1. */
+static int novel(const ranker *r, const float *f) {
+  for (int j = 0; r->lo && j < ranker_nfeatures() - 3; j++)
+    if (f[j] < r->lo[j] || f[j] > r->hi[j])
+      return j;
+  return -1;
+}
+
+void ranker_order(const float *score, const int *novelty, int n, int slots, int *idx) {
+  for (int i = 0; i < n; i++)
+    idx[i] = i;
+  /* the rule order's first, then by score, high first; ties keep the rule order */
+  for (int i = 2; i < n; i++)
+    for (int j = i; j > 1 && score[idx[j]] > score[idx[j - 1]]; j--) {
+      int t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  /* then, second, third, ...: the best-scored variant of each novelty, at most slots of them
+   * (a novelty the first variant has is explored already) */
+  int at = 1;
+  for (int i = 1; novelty && i < n && at <= slots; i++) {
+    int k = novelty[idx[i]], seen = k < 0 || k == novelty[idx[0]];
+    for (int j = 1; j < at && !seen; j++)
+      seen = novelty[idx[j]] == k;
+    if (seen)
+      continue;
+    int t = idx[i];
+    memmove(&idx[at + 1], &idx[at], sizeof *idx * (size_t)(i - at));
+    idx[at++] = t;
+  }
+}
+
 int ranker_score(ranker *r, const char *const *recipes, const int *positions, int n, const char *binding,
-                 float *score, diag *d) {
+                 float *score, int *novelty, diag *d) {
   if (n <= 0)
     return 1;
   int nf = ranker_nfeatures();
   float *x = xmalloc(sizeof *x * (size_t)n * (size_t)nf);
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     ranker_features(recipes[i], binding, positions ? positions[i] : i, &x[(size_t)i * (size_t)nf]);
+    if (novelty)
+      novelty[i] = novel(r, &x[(size_t)i * (size_t)nf]);
+  }
   DMatrixHandle dm = NULL;
   bst_ulong len = 0;
   const float *out = NULL;
@@ -441,10 +540,19 @@ int ranker_learn(const char *db_path, const char *model_path, int rounds, int *n
   BoosterHandle b = NULL;
   if (ok)
     ok = train(x, label, m, group, ng, rounds, db_path, &dm, &b, d);
-  char *feat = ok ? joined_names() : NULL;
-  if (ok && (XGBoosterSetAttr(b, "kfuse_features", feat) || XGBoosterSaveModel(b, model_path)))
+  char *feat = ok ? joined_names() : NULL, *range = NULL;
+  if (ok) {
+    float *lo = xmalloc(sizeof *lo * (size_t)nf), *hi = xmalloc(sizeof *hi * (size_t)nf);
+    feature_range(x, m, lo, hi);
+    range = joined_range(lo, hi);
+    free(lo);
+    free(hi);
+  }
+  if (ok && (XGBoosterSetAttr(b, "kfuse_features", feat) || XGBoosterSetAttr(b, "kfuse_range", range) ||
+             XGBoosterSaveModel(b, model_path)))
     ok = xgb_fail(d, model_path, "cannot save the model");
   free(feat);
+  free(range);
   free_training(b, dm, x, label, group);
   free_groups(gs, ng);
   rec_close(db);
@@ -500,7 +608,8 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
     int trained = g > 0 && train(x, label, m, sizes, g, rounds, db_path, &dm, &b, d);
     if (g > 0 && !trained)
       ok = 0;
-    ranker r = {b};
+    ranker r = {b, xmalloc(sizeof(float) * (size_t)nf), xmalloc(sizeof(float) * (size_t)nf)};
+    feature_range(x, m, r.lo, r.hi);
     for (int i = 0; ok && i < ng; i++) {
       eval_group *e = &gs[i];
       if (strcmp(e->level, levels[l]) != 0 || !evaluated(e, min_variants))
@@ -515,29 +624,22 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
       if (trained) {
         const char **recipes = xmalloc(sizeof *recipes * (size_t)e->n);
         float *score = xmalloc(sizeof *score * (size_t)e->n);
+        int *novelty = xmalloc(sizeof *novelty * (size_t)e->n);
         for (int k = 0; k < e->n; k++)
           recipes[k] = e->items[k].recipe;
-        ok = ranker_score(&r, recipes, NULL, e->n, e->binding, score, d);
-        for (int k = 0; ok && k < e->n; k++)
-          e->items[k].score = score[k];
+        ok = ranker_score(&r, recipes, NULL, e->n, e->binding, score, novelty, d);
+        int *idx = xmalloc(sizeof *idx * (size_t)e->n);
+        ranker_order(score, novelty, e->n, RANKER_EXPLORE, idx); /* kfuse's order at the default budget */
         free(recipes);
         free(score);
-        int *idx = xmalloc(sizeof *idx * (size_t)e->n);
-        for (int k = 0; k < e->n; k++)
-          idx[k] = k;
-        /* kfuse's order (pipeline.c): the rule order's first, then by score, high first; ties
-         * keep the rule order */
-        for (int k = 2; k < e->n; k++)
-          for (int j = k; j > 1 && e->items[idx[j]].score > e->items[idx[j - 1]].score; j--) {
-            int t = idx[j];
-            idx[j] = idx[j - 1];
-            idx[j - 1] = t;
-          }
+        free(novelty);
         e->ranked = count_until(e->items, e->n, idx, target);
         e->order = idx;
       }
     }
     free_training(b, dm, x, label, sizes);
+    free(r.lo);
+    free(r.hi);
   }
 
   /* the table: each group, then the means of each level and of all */

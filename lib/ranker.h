@@ -33,9 +33,19 @@ int ranker_learn(const char *db_path, const char *model_path, int rounds, int *n
 ranker *ranker_load(const char *model_path, diag *d);
 void ranker_free(ranker *r);
 /* Scores n recipes at a binding into score[0..n): higher is expected faster. positions[i] is
- * recipe i's place in the rule order (NULL: i). 0 after reporting. */
+ * recipe i's place in the rule order (NULL: i). With novelty, novelty[i] is -1, or the
+ * first feature in which recipe i goes outside what the model was trained on (a pass, or a
+ * parameter's value, that its records never measured): then its score is a guess. 0 after
+ * reporting. */
 int ranker_score(ranker *r, const char *const *recipes, const int *positions, int n, const char *binding,
-                 float *score, diag *d);
+                 float *score, int *novelty, diag *d);
+/* kfuse's order of n variants made in the rule order, into idx[0..n): the rule order's first;
+ * then the best-scored variant of each novelty (novelty may be NULL), at most slots of them,
+ * so that what the records never measured gets measured early; then the rest by score,
+ * highest first (ties keep the rule order). */
+void ranker_order(const float *score, const int *novelty, int n, int slots, int *idx);
+/* The exploration slots at kfuse's default budget (12 variants): a quarter. */
+#define RANKER_EXPLORE 3
 
 /* Evaluates the ranker on the records at db_path, each level of the corpus held out of its
  * training in turn (docs/ranker.md): for every group of min_variants or more timed variants
