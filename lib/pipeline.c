@@ -122,7 +122,8 @@ enum {
 /* With a ranker: keeps the known variants of out[0..n) and `most` new ones in
  * ranker_order's order: the first new one in the rule order (the passes' defaults, the
  * likeliest single best: docs/ranker.md), the best-scored one of each novelty (a pass or a
- * parameter value the model's records never measured; a quarter of the budget at most),
+ * parameter value the model's records never measured; a quarter of the budget at most, at
+ * least one),
  * and those the ranker scores highest. The kept stay in the rule order, so that a bundle's
  * numbering (v1, v2, ...) is always the rule order, which kfuse learn and --evaluate read
  * from the records. Returns the new count. */

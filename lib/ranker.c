@@ -263,11 +263,16 @@ void ranker_free(ranker *r) {
   free(r);
 }
 
-/* The first feature of f (what the passes did: how many sites a pass applied at, or a
- * parameter's value; not the size, the position or the count of applications, which every
- * new problem moves) outside the training's range, or -1. */
+/* The first feature of f in which a variant does what its training never did, or -1: a
+ * parameter's value outside the training's range first, then how many sites a pass applied
+ * at. The size, the position and the count of applications are never novel: every new
+ * problem moves them. */
 static int novel(const ranker *r, const float *f) {
-  for (int j = 0; r->lo && j < ranker_nfeatures() - 3; j++)
+  int nf = ranker_nfeatures() - 3;
+  for (int j = pass_count; r->lo && j < nf; j++)
+    if (f[j] < r->lo[j] || f[j] > r->hi[j])
+      return j;
+  for (int j = 0; r->lo && j < pass_count; j++)
     if (f[j] < r->lo[j] || f[j] > r->hi[j])
       return j;
   return -1;
@@ -334,7 +339,6 @@ typedef struct eval_item {
   double speed;          /* 1 / its first-round median (ms): what the orders are judged on; 0: failed */
   const char *when;      /* its run's measured_at */
   long number;           /* its number in its run's bundle (v12: 12) */
-  float score;           /* the held-out ranker's */
 } eval_item;
 
 /* One source, entry, GPU model and tune binding. */
@@ -425,7 +429,7 @@ static int eval_groups(const rec_row *rows, int n, eval_group **out) {
         last = &g->items[g->n++];
       }
       *last = (eval_item){r->recipe, failed ? 0 : r->speedup, failed ? 0 : 1 / r->median_ms, r->measured_at,
-                          variant_number(r->variant), 0};
+                          variant_number(r->variant)};
       g->level = level_of(r->source_name);
       g->source = r->source_name;
     }
@@ -628,13 +632,15 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
         for (int k = 0; k < e->n; k++)
           recipes[k] = e->items[k].recipe;
         ok = ranker_score(&r, recipes, NULL, e->n, e->binding, score, novelty, d);
-        int *idx = xmalloc(sizeof *idx * (size_t)e->n);
-        ranker_order(score, novelty, e->n, RANKER_EXPLORE, idx); /* kfuse's order at the default budget */
+        if (ok) {
+          int *idx = xmalloc(sizeof *idx * (size_t)e->n);
+          ranker_order(score, novelty, e->n, RANKER_EXPLORE, idx); /* kfuse's order at the default budget */
+          e->ranked = count_until(e->items, e->n, idx, target);
+          e->order = idx;
+        }
         free(recipes);
         free(score);
         free(novelty);
-        e->ranked = count_until(e->items, e->n, idx, target);
-        e->order = idx;
       }
     }
     free_training(b, dm, x, label, sizes);

@@ -1463,9 +1463,11 @@ int rec_gpus(rec_db *db, const char *source_hash, const char **out, int max, dia
     return -1;
   bind_text(st, 1, source_hash);
   sqlite3_bind_int(st, 2, max);
-  int n = 0, rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+  int n = 0, rc = SQLITE_DONE;
+  while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
     out[n++] = col_text(db->strings, st, 0);
+  if (rc == SQLITE_ROW)
+    rc = SQLITE_DONE; /* max reached */
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
     sql_fail(db, d, "records database");

@@ -189,7 +189,8 @@ static const char *choose(rec_db *db, const kmodel *m, const char *hash, const c
   return why;
 }
 
-/* Whether the records hold any measurement of recipe for entry 0 of m on gpu. */
+/* Whether the records hold any measurement of recipe for entry 0 of m on gpu: 1 or 0, or -1
+ * after a database error (reported). */
 static int measured_on(rec_db *db, const kmodel *m, const char *hash, const char *recipe, const char *gpu,
                        diag *d) {
   rec_row *rows = NULL;
@@ -197,22 +198,25 @@ static int measured_on(rec_db *db, const kmodel *m, const char *hash, const char
   for (int i = 0; i < n; i++)
     if (!strcmp(rows[i].recipe, recipe))
       return 1;
-  return 0;
+  return n < 0 ? -1 : 0;
 }
 
 /* Records of other GPU models are never chosen from: a time on one GPU says nothing certain
  * about another. But where another model's records choose a variant that target's records
- * never measured, and it did better there than target's choice here (or target's records
- * choose none), a remark says so, for it to be measured on target. */
+ * never measured, and it did better there than target's choice here (by more than 5%, the
+ * two GPUs' noise apart), or target's records choose none, a remark says so, for it to be
+ * measured on target. The speedups compared
+ * are the first entry's (one variant wins for every entry); the first 8 models by name are
+ * looked at. */
 static void remark_elsewhere(rec_db *db, const kmodel *m, const char *hash, const char *target,
                              const rec_choice *chosen, diag *d) {
   const char *gpus[8];
-  int ngpus = rec_gpus(db, hash, gpus, 8, d);
+  int ngpus = m->nentries ? rec_gpus(db, hash, gpus, 8, d) : 0;
   rec_choice *ch = arena_alloc(m->arena, sizeof *ch * (size_t)(m->nentries + 1));
   for (int g = 0; g < ngpus; g++) {
     if (!strcmp(gpus[g], target) || choose(db, m, hash, gpus[g], ch, d))
       continue;
-    if ((chosen && ch[0].speedup <= chosen->speedup) || measured_on(db, m, hash, ch[0].recipe, target, d))
+    if ((chosen && ch[0].speedup <= 1.05 * chosen->speedup) || measured_on(db, m, hash, ch[0].recipe, target, d))
       continue;
     char there[64] = "none";
     if (chosen)
@@ -372,7 +376,6 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
    * applied; one that fails is quarantined, and the choice is made again without it. */
   if (!why && local_gpu && !o->no_measure && !strcmp(target, gpu))
     why = reverify_choice(o, db, m, hash, target, ch, d);
-  remark_elsewhere(db, m, hash, target, why ? NULL : &ch[0], d);
   char *text = NULL;
   size_t n = 0;
   if (!why) {
@@ -381,6 +384,7 @@ int kfuse_select(const kfuse_options *o, const kmodel *m, int npass, strbuf *out
     if (!text)
       why = arena_printf(m->arena, "the records hold no source for variant %s", ch[0].recipe);
   }
+  remark_elsewhere(db, m, hash, target, why ? NULL : &ch[0], d);
   if (lg)
     ledger_build(lg, m, db, hash, target, why ? NULL : ch[0].recipe, why, d);
   if (why) {
