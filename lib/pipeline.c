@@ -114,7 +114,7 @@ kfuse_status kfuse_check_options(const kfuse_options *o, diag *d) {
 }
 
 enum {
-  MAX_VARIANTS = 12,  /* the default of --budget */
+  MAX_VARIANTS = KFUSE_DEFAULT_BUDGET,
   MAX_COMBOS = 4096,  /* combinations tried, duplicates included */
   RANKED_POOL = 256,  /* new variants the ranker chooses the budget's from */
 };
@@ -122,8 +122,7 @@ enum {
 /* With a ranker: keeps the known variants of out[0..n) and `most` new ones in
  * ranker_order's order: the first new one in the rule order (the passes' defaults, the
  * likeliest single best: docs/ranker.md), the best-scored one of each novelty (a pass or a
- * parameter value the model's records never measured; a quarter of the budget at most, at
- * least one),
+ * parameter value the model's records never measured; ranker_slots(most) of them at most),
  * and those the ranker scores highest. The kept stay in the rule order, so that a bundle's
  * numbering (v1, v2, ...) is always the rule order, which kfuse learn and --evaluate read
  * from the records. Returns the new count. */
@@ -142,7 +141,7 @@ static int rank_variants(ranker *rk, const kmodel *m, bundle_variant *out, int n
   if (!scored)
     memset(score, 0, sizeof *score * (size_t)nnew); /* reported: the rule order */
   int *order = arena_alloc(m->arena, sizeof *order * (size_t)(nnew + 1));
-  ranker_order(score, scored ? novelty : NULL, nnew, most / 4 > 0 ? most / 4 : 1, order);
+  ranker_order(score, scored ? novelty : NULL, nnew, ranker_slots(most), order);
   char *chosen = arena_alloc(m->arena, (size_t)(n + 1));
   memset(chosen, 0, (size_t)(n + 1));
   for (int i = 0; i < nnew && i < most; i++)

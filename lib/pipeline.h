@@ -11,6 +11,9 @@
 #include "records.h"
 #include "tu.h"
 
+/* New variants measured when --budget says nothing. */
+#define KFUSE_DEFAULT_BUDGET 12
+
 typedef enum kfuse_emit {
   EMIT_CUDA,        /* the optimized CUDA (the input itself when no pass applies) */
   EMIT_MODEL,       /* the program model as text */

@@ -263,20 +263,24 @@ void ranker_free(ranker *r) {
   free(r);
 }
 
+/* The first of the features f[from..to) outside the training's range, or -1. */
+static int outside(const ranker *r, const float *f, int from, int to) {
+  for (int j = from; r->lo && j < to; j++)
+    if (f[j] < r->lo[j] || f[j] > r->hi[j])
+      return j;
+  return -1;
+}
+
 /* The first feature of f in which a variant does what its training never did, or -1: a
  * parameter's value outside the training's range first, then how many sites a pass applied
  * at. The size, the position and the count of applications are never novel: every new
  * problem moves them. */
 static int novel(const ranker *r, const float *f) {
-  int nf = ranker_nfeatures() - 3;
-  for (int j = pass_count; r->lo && j < nf; j++)
-    if (f[j] < r->lo[j] || f[j] > r->hi[j])
-      return j;
-  for (int j = 0; r->lo && j < pass_count; j++)
-    if (f[j] < r->lo[j] || f[j] > r->hi[j])
-      return j;
-  return -1;
+  int j = outside(r, f, pass_count, ranker_nfeatures() - 3);
+  return j >= 0 ? j : outside(r, f, 0, pass_count);
 }
+
+int ranker_slots(int budget) { return budget / 4 > 0 ? budget / 4 : 1; }
 
 void ranker_order(const float *score, const int *novelty, int n, int slots, int *idx) {
   for (int i = 0; i < n; i++)
@@ -634,7 +638,8 @@ int ranker_evaluate(const char *db_path, int rounds, int min_variants, const cha
         ok = ranker_score(&r, recipes, NULL, e->n, e->binding, score, novelty, d);
         if (ok) {
           int *idx = xmalloc(sizeof *idx * (size_t)e->n);
-          ranker_order(score, novelty, e->n, RANKER_EXPLORE, idx); /* kfuse's order at the default budget */
+          /* kfuse's order at the default budget */
+          ranker_order(score, novelty, e->n, ranker_slots(KFUSE_DEFAULT_BUDGET), idx);
           e->ranked = count_until(e->items, e->n, idx, target);
           e->order = idx;
         }

@@ -44,8 +44,8 @@ int ranker_score(ranker *r, const char *const *recipes, const int *positions, in
  * so that what the records never measured gets measured early; then the rest by score,
  * highest first (ties keep the rule order). */
 void ranker_order(const float *score, const int *novelty, int n, int slots, int *idx);
-/* The exploration slots at kfuse's default budget (12 variants): a quarter. */
-#define RANKER_EXPLORE 3
+/* The places for novelties in a budget of new variants: a quarter, at least one. */
+int ranker_slots(int budget);
 
 /* Evaluates the ranker on the records at db_path, each level of the corpus held out of its
  * training in turn (docs/ranker.md): for every group of min_variants or more timed variants

@@ -205,9 +205,8 @@ static int measured_on(rec_db *db, const kmodel *m, const char *hash, const char
  * about another. But where another model's records choose a variant that target's records
  * never measured, and it did better there than target's choice here (by more than 5%, the
  * two GPUs' noise apart), or target's records choose none, a remark says so, for it to be
- * measured on target. The speedups compared
- * are the first entry's (one variant wins for every entry); the first 8 models by name are
- * looked at. */
+ * measured on target. The speedups compared are the first entry's (one variant wins for
+ * every entry); the first 8 models by name are looked at. */
 static void remark_elsewhere(rec_db *db, const kmodel *m, const char *hash, const char *target,
                              const rec_choice *chosen, diag *d) {
   const char *gpus[8];
