@@ -95,6 +95,31 @@ int kst_names(const kstmt *s, int var) { return kst_any(s, names_as_target, name
 
 int kst_uses_builtins(const kstmt *s, unsigned which) { return kst_any(s, NULL, kx_uses_builtins, which); }
 
+int kx_uses_value(const kexpr *e, int var) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_VAR && e->var == var)
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (kx_uses_value(e->args[i], var))
+      return 1;
+  return kx_uses_value(e->a, var) || kx_uses_value(e->b, var) || kx_uses_value(e->c, var);
+}
+
+int kst_uses_value(const kstmt *s, int var) {
+  if (!s)
+    return 0;
+  if (kx_uses_value(s->value, var) || kx_uses_value(s->cond, var) || kx_uses_value(s->index, var) ||
+      kx_uses_value(s->lo, var) || kx_uses_value(s->hi, var) || kx_uses_value(s->stride, var) ||
+      (s->kind == KST_ASSIGN && s->var == var))
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (kst_uses_value(s->body[i], var))
+      return 1;
+  return kst_uses_value(s->init, var) || kst_uses_value(s->step, var) || kst_uses_value(s->then, var) ||
+         kst_uses_value(s->orelse, var);
+}
+
 int kst_holds(const kstmt *s, unsigned kinds, int outside) {
   if (!s)
     return 0;

@@ -56,6 +56,11 @@ int kst_count_assigns(const kstmt *s, int var);
 /* Whether statement s (nested ones included) names var anywhere: reads, assigns, declares
  * it, or loads through it. */
 int kst_names(const kstmt *s, int var);
+/* Whether e names variable var as a value: not only as the base of a load or store through
+ * it (a pointer local passed to a function, a shared array's address taken). */
+int kx_uses_value(const kexpr *e, int var);
+/* The same over statement s (nested ones included), an assignment to var counted too. */
+int kst_uses_value(const kstmt *s, int var);
 /* kx_uses_builtins over every expression of statement s (nested ones included). */
 int kst_uses_builtins(const kstmt *s, unsigned which);
 /* Whether s (nested statements included) holds a statement of one of the kinds in the bit

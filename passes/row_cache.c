@@ -260,38 +260,12 @@ static void cell(rcache *c, strbuf *b) {
   sb_puts(b, "]");
 }
 
-/* Whether e or s (nested ones included) names variable var as a value (not as the base
- * of a load or store through it). */
-static int uses_var(const kexpr *e, int var) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_VAR && e->var == var)
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_var(e->args[i], var))
-      return 1;
-  return uses_var(e->a, var) || uses_var(e->b, var) || uses_var(e->c, var);
-}
-
-static int stmt_uses_var(const kstmt *s, int var) {
-  if (!s)
-    return 0;
-  if (uses_var(s->value, var) || uses_var(s->cond, var) || uses_var(s->index, var) || uses_var(s->lo, var) ||
-      uses_var(s->hi, var) || uses_var(s->stride, var) || (s->kind == KST_ASSIGN && s->var == var))
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (stmt_uses_var(s->body[i], var))
-      return 1;
-  return stmt_uses_var(s->init, var) || stmt_uses_var(s->step, var) || stmt_uses_var(s->then, var) ||
-         stmt_uses_var(s->orelse, var);
-}
-
 /* Whether var is a pointer local through which only the row is accessed, and that is named
  * nowhere else: what the printed kernel no longer needs. */
 static int row_pointer(const rcache *c, int var) {
   const kvar *v = &c->k->vars[var];
   if (v->kind != KV_LOCAL || !v->type_spelling || !strchr(v->type_spelling, '*') ||
-      stmt_uses_var(c->k->body, var))
+      kst_uses_value(c->k->body, var))
     return 0;
   for (int a = 0; a < c->k->naccesses; a++)
     if (c->k->accesses[a].var == var && c->k->accesses[a].param != c->param)
