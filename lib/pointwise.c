@@ -58,7 +58,7 @@ static int is_var(const kexpr *e, int var) {
 
 /* ---- the body ---- */
 
-const char *pw_bad_call(const char *name) {
+static const char *bad_call(const char *name) {
   static const char *const prefixes[] = {"__shfl", "__sync", "atomic", "__ballot", "__any", "__all",
                                          "__activemask", "printf", "clock", "__threadfence",
                                          "__nanosleep", "__match", "__reduce", "cooperative"};
@@ -100,7 +100,7 @@ static int check_expr(checker *c, const kexpr *e) {
     return 1;
   }
   case KE_CALL: {
-    const char *bad = pw_bad_call(e->text);
+    const char *bad = bad_call(e->text);
     if (bad) {
       c->why = arena_printf(c->a, "it calls %s", e->text);
       return 0;

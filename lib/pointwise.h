@@ -58,10 +58,6 @@ typedef struct pw_launch {
 int pw_analyze(const kmodel *m, const kentry *e, const kstep *st, pw_launch *out,
                const char **why);
 
-/* The prefix of a callee that touches memory or the warp (an atomic, a shuffle, a barrier,
- * printf...), which an element's code may not call; NULL for a function of values. */
-const char *pw_bad_call(const char *name);
-
 /* Whether e is blockIdx.x * blockDim.x + threadIdx.x, in any order, with any casts
  * (blockDim.x may be spelled as `threads`, the launch's constant block size, when > 0). */
 int pw_is_linear(const kexpr *e, long long threads);

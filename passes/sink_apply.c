@@ -36,10 +36,12 @@
  *     body is one store `P[blockIdx.x * N + j] = E` (or `out[j] = E` through a pointer local
  *     `out = P + blockIdx.x * N` declared once), N a scalar parameter, lo threadIdx.x or a
  *     literal at least 0; K reads P nowhere and names it nowhere else;
- *   - E names only j, scalar parameters, literals, calls of functions that touch no memory,
- *     loads of buffers K only reads at `blockIdx.x * N + j` (directly or through a pointer
+ *   - E names only j, scalar parameters, literals, calls of functions of their arguments
+ *     alone (the math functions, and the file's one-return __device__ functions that read
+ *     no memory and no index), loads of buffers K only reads at `blockIdx.x * N + j` (directly or through a pointer
  *     local `row = B + blockIdx.x * N` at `row[j]`), and locals of P's element type that
- *     are uniform: declared once at K's top level, never assigned, from literals, scalar
+ *     are uniform: declared once at K's top level, never assigned nor passed to another
+ *     function (which could take it by reference), from literals, scalar
  *     parameters, blockIdx and the block and grid sizes, other uniform locals, loads of
  *     read-only buffers at uniform indices, and loads of a shared array at uniform indices
  *     that a barrier separates from every store to it: the nearest top-level statement
@@ -48,7 +50,10 @@
  *     statement from there to the next top-level `__syncthreads()` stores to the array or
  *     uses its address;
  *   - the consumer is the next launch, with only allocations and runtime calls that touch
- *     no buffer between; it is lifted, no template, passed P once, and names it only in
+ *     no buffer between and no other host code (its launch passes K's arguments again: they
+ *     must mean what they meant at K's); no step of the entry passes a pointer kfuse cannot
+ *     trace; the element's function and the consumer's new parameters have no names in
+ *     common with each other or the consumer's own; the consumer is lifted, no template, passed P once, and names it only in
  *     direct loads `P[i]`; it writes neither P nor a buffer E reads; P is read by no other
  *     step, and written by no step but K;
  *   - the host values K's arguments name are not reassigned in the entry (the consumer's
@@ -59,7 +64,6 @@
  */
 #include <string.h>
 
-#include "../lib/pointwise.h"
 #include "../lib/print.h"
 #include "pass.h"
 #include "pwrun.h"
@@ -68,6 +72,7 @@
 enum { SINK_MAX_U = 8, SINK_MAX_IN = 16 };
 
 typedef struct sink {
+  const kmodel *m;
   const kstep *kst, *cst;       /* the producer's and the consumer's launches */
   const kkernel *k, *q;
   int pparam, qparam;           /* P in K, in Q */
@@ -86,6 +91,68 @@ typedef struct sink {
 static const unsigned SINK_UNIFORM_BUILTINS = 1u << KB_BID_X | 1u << KB_BID_Y | 1u << KB_BID_Z | 1u << KB_BDIM_X |
                                               1u << KB_BDIM_Y | 1u << KB_BDIM_Z | 1u << KB_GDIM_X |
                                               1u << KB_GDIM_Y | 1u << KB_GDIM_Z | 1u << KB_WARPSIZE;
+
+/* The math functions and intrinsics a value may call: functions of their arguments alone. */
+static const char *const pure_math[] = {
+    "abs", "acosf", "asinf", "atan2f", "atanf", "cbrtf", "ceil", "ceilf", "copysignf", "cos", "cosf", "coshf",
+    "erf", "erfc", "erfcf", "erff", "exp", "exp2", "exp2f", "expf", "expm1", "expm1f", "fabs", "fabsf",
+    "fdividef", "floor", "floorf", "fma", "fmaf", "fmax", "fmaxf", "fmin", "fminf", "fmod", "fmodf", "isfinite",
+    "isinf", "isnan", "log", "log10", "log10f", "log1p", "log1pf", "log2", "log2f", "logf", "max", "min", "pow",
+    "powf", "rint", "rintf", "round", "roundf", "rsqrt", "rsqrtf", "signbit", "sin", "sinf", "sinhf", "sqrt",
+    "sqrtf", "tan", "tanf", "tanh", "tanhf", "trunc", "truncf", "__cosf", "__expf", "__fadd_rn", "__fdividef",
+    "__fmaf_rn", "__fmul_rn", "__frcp_rn", "__fsqrt_rn", "__log10f", "__log2f", "__logf", "__powf", "__sinf",
+    "__tanf"};
+
+static int pure_expr(const kmodel *m, const kexpr *e, int depth);
+
+/* Whether call e computes a value of its arguments alone: a math function, or one of the
+ * file's one-return __device__ functions whose expression reads no memory and no index. */
+static int pure_call(const kmodel *m, const kexpr *e, int depth) {
+  for (size_t i = 0; i < sizeof pure_math / sizeof pure_math[0]; i++)
+    if (!strcmp(e->text, pure_math[i]))
+      return 1;
+  const kexpr *body = depth < 8 ? model_function_value(m, e->text, e->nargs) : NULL;
+  return body && pure_expr(m, body, depth + 1);
+}
+
+static int pure_expr(const kmodel *m, const kexpr *e, int depth) {
+  if (!e)
+    return 1;
+  if (e->kind == KE_BUILTIN || e->kind == KE_LOAD || e->kind == KE_ADDR || (e->kind == KE_CALL && !pure_call(m, e, depth)))
+    return 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (!pure_expr(m, e->args[i], depth))
+      return 0;
+  return pure_expr(m, e->a, depth) && pure_expr(m, e->b, depth) && pure_expr(m, e->c, depth);
+}
+
+/* Whether e calls a function that is not pure (above) with var among its arguments: one
+ * that may take it by reference and change it. */
+static int passed_out(const kmodel *m, const kexpr *e, int var) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_CALL && !pure_call(m, e, 0))
+    for (int i = 0; i < e->nargs; i++)
+      if (kx_names(e->args[i], var))
+        return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (passed_out(m, e->args[i], var))
+      return 1;
+  return passed_out(m, e->a, var) || passed_out(m, e->b, var) || passed_out(m, e->c, var);
+}
+
+static int stmt_passes_out(const kmodel *m, const kstmt *t, int var) {
+  if (!t)
+    return 0;
+  if (passed_out(m, t->value, var) || passed_out(m, t->index, var) || passed_out(m, t->cond, var) ||
+      passed_out(m, t->lo, var) || passed_out(m, t->hi, var) || passed_out(m, t->stride, var))
+    return 1;
+  for (int i = 0; i < t->nbody; i++)
+    if (stmt_passes_out(m, t->body[i], var))
+      return 1;
+  return stmt_passes_out(m, t->init, var) || stmt_passes_out(m, t->step, var) ||
+         stmt_passes_out(m, t->then, var) || stmt_passes_out(m, t->orelse, var);
+}
 
 /* Whether e is `blockIdx.x * N` (either order, casts aside), N scalar parameter n. */
 static int row_offset(const kexpr *e, int n) {
@@ -117,6 +184,8 @@ static int at_row_element(arena *a, const kkernel *k, const kaccess *acc, const 
 }
 
 static void add_in(sink *s, int p) {
+  if (s->nin > SINK_MAX_IN)
+    return;
   for (int i = 0; i < s->nin; i++)
     if (s->in[i] == p)
       return;
@@ -134,11 +203,27 @@ static int decl_at(const sink *s, int var) {
   return -1;
 }
 
-/* Whether statement t (nested ones included) stores to shared array sv. */
+/* Whether e takes the address of an element of array sv (&red[i]). */
+static int addr_taken(const kexpr *e, int sv) {
+  if (!e)
+    return 0;
+  if (e->kind == KE_ADDR && e->param < 0 && e->var == sv)
+    return 1;
+  for (int i = 0; i < e->nargs; i++)
+    if (addr_taken(e->args[i], sv))
+      return 1;
+  return addr_taken(e->a, sv) || addr_taken(e->b, sv) || addr_taken(e->c, sv);
+}
+
+/* Whether statement t (nested ones included) stores to shared array sv or takes the
+ * address of one of its elements. */
 static int stores_array(const kstmt *t, int sv) {
   if (!t)
     return 0;
   if ((t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->array_var == sv)
+    return 1;
+  if (addr_taken(t->value, sv) || addr_taken(t->index, sv) || addr_taken(t->cond, sv) || addr_taken(t->lo, sv) ||
+      addr_taken(t->hi, sv) || addr_taken(t->stride, sv))
     return 1;
   for (int i = 0; i < t->nbody; i++)
     if (stores_array(t->body[i], sv))
@@ -153,6 +238,9 @@ static int writes_array(const kstmt *t, int sv) { return stores_array(t, sv) || 
 
 static const unsigned SYNC = 1u << KST_SYNC;
 
+/* Whether t is a block-wide barrier: __syncthreads() (not __syncwarp, not a fence). */
+static int is_barrier(const kstmt *t) { return t->kind == KST_SYNC && t->text && !strcmp(t->text, "__syncthreads"); }
+
 /* Whether a load of shared array sv in the declaration at top[at] reads what every thread
  * of the block reads: a barrier before it (a __syncthreads() statement, or a loop ending
  * in one right after one), and no write to sv from there to the next top-level barrier. */
@@ -163,16 +251,16 @@ static int settled(const sink *s, int at, int sv) {
   if (b < 0)
     return 0;
   const kstmt *t = s->top[b];
-  if (t->kind != KST_SYNC) {
+  if (!is_barrier(t)) {
     const kstmt *body[RED_MAX_TOP];
     int nb = 0;
     kst_flatten(t->then, body, &nb, RED_MAX_TOP);
-    if (t->kind != KST_FOR || nb == 0 || nb > RED_MAX_TOP || body[nb - 1]->kind != KST_SYNC || b == 0 ||
-        s->top[b - 1]->kind != KST_SYNC ||
+    if (t->kind != KST_FOR || nb == 0 || nb > RED_MAX_TOP || !is_barrier(body[nb - 1]) || b == 0 ||
+        !is_barrier(s->top[b - 1]) ||
         kst_holds(t->then, 1u << KST_BREAK | 1u << KST_CONTINUE | 1u << KST_RETURN, 0))
       return 0;
   }
-  for (int i = b + 1; i < s->ntop && !(i > at && s->top[i]->kind == KST_SYNC); i++)
+  for (int i = b + 1; i < s->ntop && !(i > at && is_barrier(s->top[i])); i++)
     if (writes_array(s->top[i], sv))
       return 0;
   return 1;
@@ -199,8 +287,8 @@ static const char *uniform_expr(sink *s, arena *a, const kexpr *e, int at, int d
                            : "a load of a shared array that no barrier separates from its stores";
     return uniform_expr(s, a, e->a, at, depth);
   case KE_CALL:
-    if (pw_bad_call(e->text))
-      return arena_printf(a, "a call of %s", e->text);
+    if (!pure_call(s->m, e, 0))
+      return arena_printf(a, "a call of %s, which kfuse does not know to compute a value alone", e->text);
     for (int i = 0; i < e->nargs; i++)
       if ((why = uniform_expr(s, a, e->args[i], at, depth)))
         return why;
@@ -220,6 +308,8 @@ static const char *uniform_var(sink *s, arena *a, int var, int depth) {
     return "too deep a chain of definitions";
   if (v->kind != KV_LOCAL || v->nassign || at < 0 || !s->top[at]->value)
     return arena_printf(a, "'%s' is not declared once at the kernel's top level, with a value, and never assigned", v->name);
+  if (stmt_passes_out(s->m, s->k->body, var))
+    return arena_printf(a, "'%s' is passed to a function that may change it", v->name);
   const char *why = uniform_expr(s, a, s->top[at]->value, at, depth);
   return why ? arena_printf(a, "'%s' may differ between the block's threads: its value has %s", v->name, why) : NULL;
 }
@@ -245,7 +335,8 @@ static const char *element_expr(sink *s, arena *a, const kexpr *e) {
       return NULL;
     if ((why = uniform_var(s, a, e->var, 0)))
       return why;
-    if (k->vars[e->var].type != k->params[s->pparam].type || !k->vars[e->var].type_spelling ||
+    if (k->vars[e->var].type != k->params[s->pparam].type || k->vars[e->var].type == KT_UNKNOWN ||
+        !k->vars[e->var].type_spelling ||
         strchr(k->vars[e->var].type_spelling, '*'))
       return arena_printf(a, "'%s' is not of the buffer's element type", k->vars[e->var].name);
     for (int i = 0; i < s->nu; i++)
@@ -263,8 +354,8 @@ static const char *element_expr(sink *s, arena *a, const kexpr *e) {
     add_in(s, e->param);
     return NULL;
   case KE_CALL:
-    if (pw_bad_call(e->text))
-      return arena_printf(a, "calls %s", e->text);
+    if (!pure_call(s->m, e, 0))
+      return arena_printf(a, "calls %s, which kfuse does not know to compute a value alone", e->text);
     for (int i = 0; i < e->nargs; i++)
       if ((why = element_expr(s, a, e->args[i])))
         return why;
@@ -397,6 +488,101 @@ static int same_buffer(const karg *b, const karg *g) {
   return b->ref != KREF_NONE && b->ref != KREF_UNKNOWN && b->ref == g->ref && b->buffer == g->buffer;
 }
 
+/* Whether a step among steps[0..n) (nested ones too) passes a pointer kfuse cannot trace
+ * (a file-scope buffer, a helper's result): it may be P or an input under another name. */
+static int untraced(const kstep *steps, int n) {
+  for (int i = 0; i < n; i++) {
+    for (int g = 0; g < steps[i].nargs; g++)
+      if (steps[i].args[g].ref == KREF_UNKNOWN)
+        return 1;
+    if (untraced(steps[i].body, steps[i].nbody) || untraced(steps[i].orelse, steps[i].norelse))
+      return 1;
+  }
+  return 0;
+}
+
+/* Whether text names identifier w. */
+static int names_word(const char *text, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = text; (p = strstr(p, w)); p += n) {
+    int before = p > text && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                              (p[-1] >= '0' && p[-1] <= '9'));
+    char c = p[n];
+    int after = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!before && !after)
+      return 1;
+  }
+  return 0;
+}
+
+/* Whether the entry runs nothing from K's launch (top-level step at) to Q's (next) but the
+ * steps between: the text there is those steps, blanks, semicolons and comments, so the host
+ * values K's arguments name are the same at Q's launch, where the pass passes them again
+ * (no assignment, no declaration of another variable of the same name); and no step
+ * between allocates a pointer they name. */
+static int nothing_between(const kmodel *m, const kentry *e, int at, int next) {
+  unsigned pos = e->steps[at].loc.end, end = e->steps[next].loc.begin;
+  if (pos > end || end > m->size)
+    return 0;
+  int k = at + 1;
+  while (pos < end) {
+    const char *c = m->text + pos;
+    if (k < next && pos == e->steps[k].loc.begin) {
+      for (int g = 0; g < e->steps[at].nargs; g++)
+        if (e->steps[k].var && names_word(e->steps[at].args[g].text, e->steps[k].var))
+          return 0;
+      pos = e->steps[k++].loc.end;
+    } else if (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r' || *c == ';') {
+      pos++;
+    } else if (c[0] == '/' && c[1] == '/') {
+      while (pos < end && m->text[pos] != '\n')
+        pos++;
+    } else if (c[0] == '/' && c[1] == '*') {
+      const char *close = strstr(c + 2, "*/");
+      if (!close)
+        return 0;
+      pos = (unsigned)(close + 2 - m->text);
+    } else {
+      return 0;
+    }
+  }
+  return k == next;
+}
+
+/* Whether the names the element's function and the consumer's new parameters use are
+ * distinct: the function declares P, the inputs, N, j, the values, kf_r and kf_i; the
+ * consumer gains kf_<input> beside its own names. */
+static const char *names_clash(const sink *s, arena *a) {
+  const char *n[SINK_MAX_IN + SINK_MAX_U + 5];
+  int nn = 0;
+  const kkernel *k = s->k, *q = s->q;
+  n[nn++] = k->params[s->pparam].name;
+  n[nn++] = k->params[s->nparam].name;
+  n[nn++] = k->vars[s->j].name;
+  n[nn++] = "kf_r";
+  n[nn++] = "kf_i";
+  for (int i = 0; i < s->nin; i++)
+    if (s->in[i] != s->nparam)
+      n[nn++] = k->params[s->in[i]].name;
+  for (int i = 0; i < s->nu; i++)
+    n[nn++] = k->vars[s->u[i]].name;
+  for (int i = 0; i < nn; i++)
+    for (int j = i + 1; j < nn; j++)
+      if (!strcmp(n[i], n[j]))
+        return arena_printf(a, "'%s' names two things the element's function needs", n[i]);
+  for (int i = 0; i < s->nin + 1; i++) {
+    const char *in = i < s->nin ? k->params[s->in[i]].name : k->params[s->nparam].name;
+    const char *nm = arena_printf(a, "kf_%s", in);
+    for (int p = 0; p < q->nparams; p++)
+      if (!strcmp(q->params[p].name, nm))
+        return arena_printf(a, "'%s' names a parameter of '%s' already", nm, q->name);
+    for (int v = 0; v < q->nvars; v++)
+      if (!strcmp(q->vars[v].name, nm))
+        return arena_printf(a, "'%s' names a variable of '%s' already", nm, q->name);
+  }
+  return NULL;
+}
+
 /* The site whose producer is the top-level launch at position at of entry ei: 1 with *s
  * filled; 0 with *why (NULL: nothing to speak of). */
 static int sink_check(const variant *v, int ei, int at, sink *s, const char **why) {
@@ -405,6 +591,7 @@ static int sink_check(const variant *v, int ei, int at, sink *s, const char **wh
   arena *a = m->arena;
   *why = NULL;
   memset(s, 0, sizeof *s);
+  s->m = m;
   const kstep *st = &e->steps[at];
   if (st->kind != KS_LAUNCH || st->kernel < 0 || variant_touched(v, ei, st->index))
     return 0;
@@ -465,6 +652,19 @@ static int sink_check(const variant *v, int ei, int at, sink *s, const char **wh
   if (q->params[s->qparam].writes || q->params[s->qparam].type != k->params[s->pparam].type ||
       !stmt_loads_only(s, q->body)) {
     *why = arena_printf(a, "'%s' uses '%s' other than by loading from it directly", q->name, pa->text);
+    return 0;
+  }
+  if (untraced(e->steps, e->nsteps)) {
+    *why = arena_printf(a, "the entry passes a pointer kfuse cannot trace (it may be '%s' or an input)", pa->text);
+    return 0;
+  }
+  if (!nothing_between(m, e, at, next)) {
+    *why = arena_printf(a, "the entry runs other code between '%s' and '%s'", k->name, q->name);
+    return 0;
+  }
+  const char *clash = names_clash(s, a);
+  if (clash) {
+    *why = clash;
     return 0;
   }
   if (named_elsewhere(s, e->steps, e->nsteps, pa->buffer)) {
@@ -633,10 +833,10 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
             k->name, k->loc.line);
   sb_printf(&t, "__device__ __forceinline__ %s %s(const %s *__restrict__ %s%s, long long kf_i) {\n", elem, fn, elem,
             P, fparams.s ? fparams.s : "");
+  sb_printf(&t, "  if (%s < %d)\n    return %s[kf_i]; // too short a row: stored as the reference\n", N, s.nu, P);
   sb_printf(&t, "  const long long kf_r = kf_i / %s;\n", N);
   sb_printf(&t, "  const %s %s = (%s)(kf_i %% %s);\n", k_unconst(k->vars[s.j].type_spelling), k->vars[s.j].name,
             k_unconst(k->vars[s.j].type_spelling), N);
-  sb_printf(&t, "  if (%s < %d)\n    return %s[kf_i]; // too short a row: stored as the reference\n", N, s.nu, P);
   for (int i = 0; i < s.nu; i++)
     sb_printf(&t, "  const %s %s = %s[kf_r * %s + %d];\n", elem, k->vars[s.u[i]].name, P, N, i);
   print_hooks eh = {NULL, element_hook, &p};

@@ -23,10 +23,10 @@
 // CHECK-NEXT:     for (int j = t; j < C; j += 256) {
 // CHECK-NEXT:       out[j] = row[j] - row_max - log_sum;
 // CHECK:      __device__ __forceinline__ float kf_log_softmax_rows_at(const float *__restrict__ logp, const float *__restrict__ x, int C, long long kf_i) {
-// CHECK-NEXT:   const long long kf_r = kf_i / C;
-// CHECK-NEXT:   const int j = (int)(kf_i % C);
 // CHECK-NEXT:   if (C < 2)
 // CHECK-NEXT:     return logp[kf_i]; // too short a row: stored as the reference
+// CHECK-NEXT:   const long long kf_r = kf_i / C;
+// CHECK-NEXT:   const int j = (int)(kf_i % C);
 // CHECK-NEXT:   const float row_max = logp[kf_r * C + 0];
 // CHECK-NEXT:   const float log_sum = logp[kf_r * C + 1];
 // CHECK-NEXT:   return x[kf_r * C + j] - row_max - log_sum;
