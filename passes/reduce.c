@@ -22,18 +22,41 @@ int kx_is_builtin(const kexpr *e, kbuiltin b) {
   return e && e->kind == KE_BUILTIN && e->builtin == b;
 }
 
-int kx_names(const kexpr *e, int var) {
+int kx_any(const kexpr *e, int (*pred)(const kexpr *, const void *), const void *ctx) {
   if (!e)
     return 0;
-  if (e->kind == KE_VAR && e->var == var)
+  if (pred(e, ctx))
     return 1;
-  if ((e->kind == KE_LOAD || e->kind == KE_ADDR) && e->var == var)
-    return 1; /* through a pointer local, or of a shared or local array */
   for (int i = 0; i < e->nargs; i++)
-    if (kx_names(e->args[i], var))
+    if (kx_any(e->args[i], pred, ctx))
       return 1;
-  return kx_names(e->a, var) || kx_names(e->b, var) || kx_names(e->c, var);
+  return kx_any(e->a, pred, ctx) || kx_any(e->b, pred, ctx) || kx_any(e->c, pred, ctx);
 }
+
+int kst_any(const kstmt *s, int (*spred)(const kstmt *, const void *), int (*epred)(const kexpr *, const void *),
+            const void *ctx) {
+  if (!s)
+    return 0;
+  if (spred) {
+    int r = spred(s, ctx);
+    if (r)
+      return r > 0;
+  }
+  if (epred && (epred(s->index, ctx) || epred(s->value, ctx) || epred(s->cond, ctx)))
+    return 1;
+  for (int i = 0; i < s->nbody; i++)
+    if (kst_any(s->body[i], spred, epred, ctx))
+      return 1;
+  return kst_any(s->init, spred, epred, ctx) || kst_any(s->step, spred, epred, ctx) ||
+         kst_any(s->then, spred, epred, ctx) || kst_any(s->orelse, spred, epred, ctx);
+}
+
+static int is_var_named(const kexpr *e, const void *var) {
+  return (e->kind == KE_VAR || e->kind == KE_LOAD || e->kind == KE_ADDR) && e->var == *(const int *)var;
+}
+
+/* A load or address through var (a pointer local, a shared or local array) names it too. */
+int kx_names(const kexpr *e, int var) { return kx_any(e, is_var_named, &var); }
 
 int kx_is_var(const kexpr *e, int var) {
   e = kx_strip(e);
@@ -45,16 +68,11 @@ int kx_is_zero(const kexpr *e) {
   return e && ((e->kind == KE_INT && e->ival == 0) || (e->kind == KE_FLT && e->fval == 0));
 }
 
-int kx_uses_builtins(const kexpr *e, unsigned which) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_BUILTIN && (which >> e->builtin & 1u))
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (kx_uses_builtins(e->args[i], which))
-      return 1;
-  return kx_uses_builtins(e->a, which) || kx_uses_builtins(e->b, which) || kx_uses_builtins(e->c, which);
+static int is_builtin_of(const kexpr *e, const void *which) {
+  return e->kind == KE_BUILTIN && (*(const unsigned *)which >> e->builtin & 1u);
 }
+
+int kx_uses_builtins(const kexpr *e, unsigned which) { return kx_any(e, is_builtin_of, &which); }
 
 int kst_count_assigns(const kstmt *s, int var) {
   if (!s)
@@ -68,57 +86,29 @@ int kst_count_assigns(const kstmt *s, int var) {
 
 int kst_assigns(const kstmt *s, int var) { return kst_count_assigns(s, var) > 0; }
 
-/* Whether s, or a statement in it, satisfies spred(s, arg) (when given), or one of their
- * expressions epred(e, arg). */
-static int kst_any(const kstmt *s, int (*spred)(const kstmt *, unsigned), int (*epred)(const kexpr *, unsigned),
-                   unsigned arg) {
-  if (!s)
-    return 0;
-  if (spred && spred(s, arg))
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (kst_any(s->body[i], spred, epred, arg))
-      return 1;
-  return epred(s->index, arg) || epred(s->value, arg) || epred(s->cond, arg) || kst_any(s->init, spred, epred, arg) ||
-         kst_any(s->step, spred, epred, arg) || kst_any(s->then, spred, epred, arg) ||
-         kst_any(s->orelse, spred, epred, arg);
+static int names_in_expr(const kexpr *e, const void *var) { return kx_names(e, *(const int *)var); }
+
+static int names_as_target(const kstmt *s, const void *var) {
+  int v = *(const int *)var;
+  return ((s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == v) ||
+         ((s->kind == KST_STORE || s->kind == KST_ATOMIC) && s->array_var == v);
 }
 
-static int names_in_expr(const kexpr *e, unsigned var) { return kx_names(e, (int)var); }
+int kst_names(const kstmt *s, int var) { return kst_any(s, names_as_target, names_in_expr, &var); }
 
-static int names_as_target(const kstmt *s, unsigned var) {
-  return ((s->kind == KST_ASSIGN || s->kind == KST_DECL) && s->var == (int)var) ||
-         ((s->kind == KST_STORE || s->kind == KST_ATOMIC) && s->array_var == (int)var);
-}
+static int uses_builtins_in(const kexpr *e, const void *which) { return kx_any(e, is_builtin_of, which); }
 
-int kst_names(const kstmt *s, int var) { return kst_any(s, names_as_target, names_in_expr, (unsigned)var); }
+int kst_uses_builtins(const kstmt *s, unsigned which) { return kst_any(s, NULL, uses_builtins_in, &which); }
 
-int kst_uses_builtins(const kstmt *s, unsigned which) { return kst_any(s, NULL, kx_uses_builtins, which); }
+static int is_value_of(const kexpr *e, const void *var) { return e->kind == KE_VAR && e->var == *(const int *)var; }
 
-int kx_uses_value(const kexpr *e, int var) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_VAR && e->var == var)
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (kx_uses_value(e->args[i], var))
-      return 1;
-  return kx_uses_value(e->a, var) || kx_uses_value(e->b, var) || kx_uses_value(e->c, var);
-}
+int kx_uses_value(const kexpr *e, int var) { return kx_any(e, is_value_of, &var); }
 
-int kst_uses_value(const kstmt *s, int var) {
-  if (!s)
-    return 0;
-  if (kx_uses_value(s->value, var) || kx_uses_value(s->cond, var) || kx_uses_value(s->index, var) ||
-      kx_uses_value(s->lo, var) || kx_uses_value(s->hi, var) || kx_uses_value(s->stride, var) ||
-      (s->kind == KST_ASSIGN && s->var == var))
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (kst_uses_value(s->body[i], var))
-      return 1;
-  return kst_uses_value(s->init, var) || kst_uses_value(s->step, var) || kst_uses_value(s->then, var) ||
-         kst_uses_value(s->orelse, var);
-}
+static int uses_value_in(const kexpr *e, const void *var) { return kx_any(e, is_value_of, var); }
+
+static int assigns_to(const kstmt *s, const void *var) { return s->kind == KST_ASSIGN && s->var == *(const int *)var; }
+
+int kst_uses_value(const kstmt *s, int var) { return kst_any(s, assigns_to, uses_value_in, &var); }
 
 int kst_holds(const kstmt *s, unsigned kinds, int outside) {
   if (!s)

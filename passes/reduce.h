@@ -40,6 +40,15 @@ const kexpr *kx_strip(const kexpr *e);
 const kexpr *kx_float_strip(const kexpr *e);
 /* Whether e is builtin b (threadIdx.x, blockDim.y...), casts aside. */
 int kx_is_builtin(const kexpr *e, kbuiltin b);
+/* Whether e, or an expression in it, satisfies pred(e, ctx). */
+int kx_any(const kexpr *e, int (*pred)(const kexpr *, const void *), const void *ctx);
+/* Whether statement s, or one nested in it, satisfies spred(s, ctx) (when given), or one of
+ * their expressions (index, value, cond; a canonical loop's bounds are in its init, cond and
+ * step) satisfies epred(e, ctx) (when given; it sees the whole expression, NULL too). spred
+ * returns 1 for yes, 0 to look further, KST_SKIP to leave s and what is nested in it out. */
+int kst_any(const kstmt *s, int (*spred)(const kstmt *, const void *), int (*epred)(const kexpr *, const void *),
+            const void *ctx);
+#define KST_SKIP (-1)
 /* Whether e names variable var. */
 int kx_names(const kexpr *e, int var);
 /* Whether e is variable var (casts aside). */

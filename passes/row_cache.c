@@ -61,31 +61,15 @@ typedef struct rcache {
   const kexpr *jv;              /* the current loop's element index (j) */
 } rcache;
 
-static int touches(const rcache *c, const kexpr *e) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_LOAD && e->param == c->param)
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (touches(c, e->args[i]))
-      return 1;
-  return touches(c, e->a) || touches(c, e->b) || touches(c, e->c);
+static int loads_s(const kexpr *e, const void *c) { return e->kind == KE_LOAD && e->param == ((const rcache *)c)->param; }
+
+static int touches(const kexpr *e, const void *c) { return kx_any(e, loads_s, c); }
+
+static int stores_s(const kstmt *s, const void *c) {
+  return (s->kind == KST_STORE || s->kind == KST_ATOMIC) && s->param == ((const rcache *)c)->param;
 }
 
-static int stmt_touches(const rcache *c, const kstmt *s) {
-  if (!s)
-    return 0;
-  if ((s->kind == KST_STORE || s->kind == KST_ATOMIC) && s->param == c->param)
-    return 1;
-  if (touches(c, s->value) || touches(c, s->cond) || touches(c, s->index) || touches(c, s->lo) || touches(c, s->hi) ||
-      touches(c, s->stride))
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (stmt_touches(c, s->body[i]))
-      return 1;
-  return stmt_touches(c, s->init) || stmt_touches(c, s->step) || stmt_touches(c, s->then) ||
-         stmt_touches(c, s->orelse);
-}
+static int stmt_touches(const rcache *c, const kstmt *s) { return kst_any(s, stores_s, touches, c); }
 
 /* Whether access a (a load or store of S in row loop s) is at blockIdx.x * L + j. */
 static int at_element(rcache *c, pctx *pc, const kstmt *s, int access) {
@@ -219,7 +203,7 @@ static const char *check(const kmodel *m, const kstep *st, rcache *c, int *quiet
     const kstmt *s = top[i];
     if (!stmt_touches(c, s))
       continue;
-    if (s->kind == KST_DECL && k->vars[s->var].kind == KV_LOCAL && !touches(c, s->value))
+    if (s->kind == KST_DECL && k->vars[s->var].kind == KV_LOCAL && !touches(s->value, c))
       continue; /* the row's pointer */
     if (s->kind != KST_FOR)
       return "touches the row outside a loop over it";

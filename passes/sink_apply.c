@@ -126,32 +126,28 @@ static int pure_expr(const kmodel *m, const kexpr *e, int depth) {
   return pure_expr(m, e->a, depth) && pure_expr(m, e->b, depth) && pure_expr(m, e->c, depth);
 }
 
-/* Whether e calls a function that is not pure (above) with var among its arguments: one
+/* A function that is not pure (above) and the variable it may take by reference. */
+typedef struct {
+  const kmodel *m;
+  int var;
+} passing;
+
+/* Whether e calls a function that is not pure with the variable among its arguments: one
  * that may take it by reference and change it. */
-static int passed_out(const kmodel *m, const kexpr *e, int var) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_CALL && !pure_call(m, e, 0))
+static int passes_var(const kexpr *e, const void *ctx) {
+  const passing *p = ctx;
+  if (e->kind == KE_CALL && !pure_call(p->m, e, 0))
     for (int i = 0; i < e->nargs; i++)
-      if (kx_names(e->args[i], var))
+      if (kx_names(e->args[i], p->var))
         return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (passed_out(m, e->args[i], var))
-      return 1;
-  return passed_out(m, e->a, var) || passed_out(m, e->b, var) || passed_out(m, e->c, var);
+  return 0;
 }
 
+static int passed_out(const kexpr *e, const void *ctx) { return kx_any(e, passes_var, ctx); }
+
 static int stmt_passes_out(const kmodel *m, const kstmt *t, int var) {
-  if (!t)
-    return 0;
-  if (passed_out(m, t->value, var) || passed_out(m, t->index, var) || passed_out(m, t->cond, var) ||
-      passed_out(m, t->lo, var) || passed_out(m, t->hi, var) || passed_out(m, t->stride, var))
-    return 1;
-  for (int i = 0; i < t->nbody; i++)
-    if (stmt_passes_out(m, t->body[i], var))
-      return 1;
-  return stmt_passes_out(m, t->init, var) || stmt_passes_out(m, t->step, var) ||
-         stmt_passes_out(m, t->then, var) || stmt_passes_out(m, t->orelse, var);
+  passing p = {m, var};
+  return kst_any(t, NULL, passed_out, &p);
 }
 
 /* Whether e is `blockIdx.x * N` (either order, casts aside), N scalar parameter n. */
@@ -203,34 +199,20 @@ static int decl_at(const sink *s, int var) {
   return -1;
 }
 
+static int is_addr_of(const kexpr *e, const void *sv) {
+  return e->kind == KE_ADDR && e->param < 0 && e->var == *(const int *)sv;
+}
+
 /* Whether e takes the address of an element of array sv (&red[i]). */
-static int addr_taken(const kexpr *e, int sv) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_ADDR && e->param < 0 && e->var == sv)
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (addr_taken(e->args[i], sv))
-      return 1;
-  return addr_taken(e->a, sv) || addr_taken(e->b, sv) || addr_taken(e->c, sv);
+static int addr_taken(const kexpr *e, const void *sv) { return kx_any(e, is_addr_of, sv); }
+
+static int stores_to(const kstmt *t, const void *sv) {
+  return (t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->array_var == *(const int *)sv;
 }
 
 /* Whether statement t (nested ones included) stores to shared array sv or takes the
  * address of one of its elements. */
-static int stores_array(const kstmt *t, int sv) {
-  if (!t)
-    return 0;
-  if ((t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->array_var == sv)
-    return 1;
-  if (addr_taken(t->value, sv) || addr_taken(t->index, sv) || addr_taken(t->cond, sv) || addr_taken(t->lo, sv) ||
-      addr_taken(t->hi, sv) || addr_taken(t->stride, sv))
-    return 1;
-  for (int i = 0; i < t->nbody; i++)
-    if (stores_array(t->body[i], sv))
-      return 1;
-  return stores_array(t->init, sv) || stores_array(t->step, sv) || stores_array(t->then, sv) ||
-         stores_array(t->orelse, sv);
-}
+static int stores_array(const kstmt *t, int sv) { return kst_any(t, stores_to, addr_taken, &sv); }
 
 /* Whether statement t may write shared array sv: it stores to it, or uses its address (passes
  * it to a function, takes a pointer into it). */
@@ -367,26 +349,30 @@ static const char *element_expr(sink *s, arena *a, const kexpr *e) {
   }
 }
 
+typedef struct {
+  const sink *s;
+  int ptr; /* the store's pointer local, or -1 */
+} naming;
+
+static int names_p_in(const kexpr *e, const void *ctx) {
+  const naming *n = ctx;
+  return prun_names_param(e, n->s->pparam, n->ptr);
+}
+
+static int names_p_at(const kstmt *t, const void *ctx) {
+  const naming *n = ctx;
+  if (t == n->s->store)
+    return names_p_in(t->index, ctx) || names_p_in(t->value, ctx) ? 1 : KST_SKIP;
+  if (t->kind == KST_DECL && t->var == n->ptr && n->ptr >= 0)
+    return KST_SKIP;
+  return (t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->param == n->s->pparam;
+}
+
 /* Whether statement t of K names P (or the store's pointer local) anywhere but in the
  * store itself and the pointer local's declaration. */
 static int names_p(const sink *s, const kstmt *t, int ptr) {
-  if (!t)
-    return 0;
-  if (t == s->store)
-    return prun_names_param(t->index, s->pparam, ptr) || prun_names_param(t->value, s->pparam, ptr);
-  if (t->kind == KST_DECL && t->var == ptr && ptr >= 0)
-    return 0;
-  if ((t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->param == s->pparam)
-    return 1;
-  if (prun_names_param(t->value, s->pparam, ptr) || prun_names_param(t->index, s->pparam, ptr) ||
-      prun_names_param(t->cond, s->pparam, ptr) || prun_names_param(t->lo, s->pparam, ptr) ||
-      prun_names_param(t->hi, s->pparam, ptr) || prun_names_param(t->stride, s->pparam, ptr))
-    return 1;
-  for (int i = 0; i < t->nbody; i++)
-    if (names_p(s, t->body[i], ptr))
-      return 1;
-  return names_p(s, t->init, ptr) || names_p(s, t->step, ptr) || names_p(s, t->then, ptr) ||
-         names_p(s, t->orelse, ptr);
+  naming n = {s, ptr};
+  return kst_any(t, names_p_at, names_p_in, &n);
 }
 
 /* The producer: K's last loop and its element (fills s); NULL, or why not. */
@@ -439,34 +425,25 @@ static const char *producer(sink *s, arena *a) {
   return NULL;
 }
 
-/* Whether consumer Q names its P only in direct loads. */
-static int loads_only(const sink *s, const kexpr *e) {
-  if (!e)
-    return 1;
-  if (e->kind == KE_LOAD && e->param == s->qparam)
-    return e->var < 0 && !prun_names_param(e->a, s->qparam, -1);
-  if ((e->kind == KE_PARAM || e->kind == KE_ADDR) && e->param == s->qparam)
+/* Whether e names consumer Q's P other than in a direct load (not through a pointer local,
+ * P not in its index). */
+static int names_q_but_loads(const kexpr *e, const void *ctx) {
+  const sink *s = ctx;
+  if (e->param != s->qparam)
     return 0;
-  for (int i = 0; i < e->nargs; i++)
-    if (!loads_only(s, e->args[i]))
-      return 0;
-  return loads_only(s, e->a) && loads_only(s, e->b) && loads_only(s, e->c);
+  if (e->kind == KE_LOAD)
+    return e->var >= 0 || prun_names_param(e->a, s->qparam, -1);
+  return e->kind == KE_PARAM || e->kind == KE_ADDR;
 }
 
-static int stmt_loads_only(const sink *s, const kstmt *t) {
-  if (!t)
-    return 1;
-  if ((t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->param == s->qparam)
-    return 0;
-  if (!loads_only(s, t->value) || !loads_only(s, t->index) || !loads_only(s, t->cond) || !loads_only(s, t->lo) ||
-      !loads_only(s, t->hi) || !loads_only(s, t->stride))
-    return 0;
-  for (int i = 0; i < t->nbody; i++)
-    if (!stmt_loads_only(s, t->body[i]))
-      return 0;
-  return stmt_loads_only(s, t->init) && stmt_loads_only(s, t->step) && stmt_loads_only(s, t->then) &&
-         stmt_loads_only(s, t->orelse);
+static int named_but_loads(const kexpr *e, const void *ctx) { return kx_any(e, names_q_but_loads, ctx); }
+
+static int stores_q(const kstmt *t, const void *ctx) {
+  return (t->kind == KST_STORE || t->kind == KST_ATOMIC) && t->param == ((const sink *)ctx)->qparam;
 }
+
+/* Whether consumer Q names its P only in direct loads. */
+static int stmt_loads_only(const sink *s, const kstmt *t) { return !kst_any(t, stores_q, named_but_loads, s); }
 
 /* Whether a step among steps[0..n) (nested ones too) other than K, Q, the allocation and the
  * free names scratch buffer id. */
