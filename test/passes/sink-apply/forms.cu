@@ -4,7 +4,7 @@
 // Two forms (on=1; the default, on=0, keeps both launches): the log-softmax before a mean
 // of gathered elements (level1/095's, through pointer locals), and a scaled softmax stored
 // at blockIdx.x * C + j directly, gathered by a thread per row, with a scalar parameter in
-// the element. Both variants compile.
+// the element (which the entry halves before the launches). Both variants compile.
 // REQUIRES: nvcc
 // UNSUPPORTED: asan
 // RUN: %kfuse %s --passes=sink-apply --pin sink-apply.on=1 --emit=transformed -o %t.cu
@@ -41,7 +41,7 @@
 // CHECK:        return expf(x[kf_r * C + j] - mx) * inv * scale;
 // CHECK:      __global__ void pick_sunk(const float *__restrict p, const int *__restrict idx, float *__restrict y, int R, int C, const float *__restrict__ kf_x, float kf_scale, int kf_C) {
 // CHECK:          y[r] = kf_softmax_direct_at(p, kf_x, kf_scale, kf_C, (long long)((size_t)r * C + idx[r]));
-// CHECK:        pick_sunk<<<(R + 127) / 128, 128, 0, stream>>>(p, idx, y, R, C, x, scale, C);
+// CHECK:        pick_sunk<<<(R + 127) / 128, 128, 0, stream>>>(p, idx, y, R, C, x, half, C);
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -146,7 +146,9 @@ extern "C" void scaled_softmax_pick(const float* x, const int* idx, float* y, in
                                     cudaStream_t stream) {
   float* p;
   cudaMallocAsync(&p, sizeof(float) * (size_t)R * C, stream);
-  softmax_direct<<<R, THREADS, 0, stream>>>(x, p, C, scale);
+  float half = scale;
+  half = half * 0.5f;
+  softmax_direct<<<R, THREADS, 0, stream>>>(x, p, C, half);
   pick<<<(R + 127) / 128, 128, 0, stream>>>(p, idx, y, R, C);
   cudaFreeAsync(p, stream);
 }
