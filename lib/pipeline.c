@@ -175,8 +175,10 @@ static const char *after_head(const char *text) {
  * reported once, with -R. Returns the count, or -1 after a usage error.
  */
 /* The odometer over list[0..npass) on m: at most `pool` new variants into *out (in m's
- * arena). Returns how many, or -1 after a usage error. */
-static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int pool,
+ * arena). list[0..told) have told their sites and refusals (the ledger, -R, -v) in an
+ * earlier odometer over m: they are not told again. Returns how many, or -1 after a usage
+ * error. */
+static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int told, int pool,
                     bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d) {
   *out = NULL;
   if (!npass)
@@ -236,7 +238,8 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
       pass_site *sites = NULL;
       int nsites = 0;
       /* the first combination tells the refusals: printed with -R, kept by the ledger */
-      int tell = combo == 0 && (o->remarks || lg);
+      int first = combo == 0 && p >= told;
+      int tell = first && (o->remarks || lg);
       if (tell && lg) {
         ledger_listen(lg, d);
         diag_set_remarks(d, o->remarks);
@@ -251,9 +254,9 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
       found[p] |= nsites > 0;
       for (int s = 0; s < nsites && ok; s++)
         ok = list[p]->apply(v, &sites[s], values, d);
-      if (o->verbose && combo == 0)
+      if (o->verbose && first)
         fprintf(stderr, "kfuse: pass %s: %d site%s\n", list[p]->name, nsites, nsites == 1 ? "" : "s");
-      if (o->print_after && combo == 0 && !strcmp(o->print_after, list[p]->name)) {
+      if (o->print_after && first && !strcmp(o->print_after, list[p]->name)) {
         strbuf b = {0};
         variant_print(v, &b, d);
         fprintf(stderr, "// ---- after %s ----\n%s", list[p]->name, b.s ? b.s : "");
@@ -319,6 +322,9 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
   return n;
 }
 
+static int variants_of(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int told,
+                       int pool, bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d);
+
 /* The variants the passes rest[0..nrest) make of variant `first` of m, parsed again: at most
  * `pool` new ones, appended to *out (in m's arena) with their recipes after first's and one
  * head line. A variant that does not parse or model gives none; nothing is reported (the
@@ -345,7 +351,7 @@ static void reparsed(const kfuse_options *o, const kmodel *m, const bundle_varia
     o2.verbose = 0;
     o2.print_after = NULL;
     bundle_variant *sub = NULL;
-    int nsub = odometer(&o2, m2, rest, nrest, pool, &sub, NULL, sub_known, nsub_known, dm.d);
+    int nsub = variants_of(&o2, m2, rest, nrest, 0, pool, &sub, NULL, sub_known, nsub_known, dm.d);
     for (int i = 0; i < nsub; i++) {
       const char *body = after_head(after_head(sub[i].text));
       /* the same program from another first variant (a later pass rewrote what their
@@ -369,37 +375,92 @@ static void reparsed(const kfuse_options *o, const kmodel *m, const bundle_varia
   diag_memory_close(&dm);
 }
 
-/* The variants of a pass list in which list[r] writes new text (parallelize): the passes up
- * to r make their variants of m, and the passes after r make theirs of each of those,
- * parsed again, the new ones shared out evenly. Each first variant comes after its own
- * (the rule order: the first of all has every pass with its defaults). When the first
- * passes make none, the others work on m as if list[r] were not there. */
-static int staged(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int r, int pool,
-                  bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d) {
+/* Whether recipe names pass `name` (a part `name@...` or `name(...)@...`). */
+static int recipe_names(const char *recipe, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = recipe; (p = strstr(p, name)) != NULL; p += len)
+    if ((p == recipe || p[-1] == '+') && (p[len] == '@' || p[len] == '('))
+      return 1;
+  return 0;
+}
+
+static void append(const kmodel *m, bundle_variant **out, int *n, int *cap, const bundle_variant *v, int nv) {
+  for (int i = 0; i < nv; i++)
+    *ARENA_PUSH(m->arena, *out, *n, *cap) = v[i];
+}
+
+/* Whether a REPARSE_BESIDE pass is made without: unless --pin sets its on/off (its first
+ * parameter) on. */
+static int made_without(const kfuse_options *o, const pass *ps, diag *d) {
+  if (ps->reparse != REPARSE_BESIDE)
+    return 0;
+  for (int i = 0; i < o->npins; i++) {
+    const pass *pp;
+    int q, value;
+    if (parse_pin(o->pins[i], &pp, &q, &value, d) && pp == ps && q == 0 && value)
+      return 0;
+  }
+  return 1;
+}
+
+/* The variants of a pass list in which list[r] writes new text (reparse): the passes up to
+ * r make their variants of m, and the passes after r make theirs of each of those that
+ * list[r] changed, parsed again, the new ones shared out evenly. Each first variant comes
+ * after its own (the rule order: the first of all has every pass with its defaults). The
+ * variants without list[r] (the other passes' of m) are made when it changed none, and
+ * beside the others when it is REPARSE_BESIDE (its first parameter an on/off that --pin
+ * does not set on): they come first, with an even share. */
+static int staged(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int r, int told,
+                  int pool, bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d) {
   bundle_variant *first = NULL;
-  int nfirst = odometer(o, m, list, r + 1, pool, &first, lg, known, nknown, d);
-  if (nfirst <= 0) {
+  int nfirst = odometer(o, m, list, r + 1, told, pool, &first, lg, known, nknown, d);
+  if (nfirst < 0)
+    return -1;
+  int napplied = 0;
+  for (int i = 0; i < nfirst; i++)
+    if (recipe_names(first[i].recipe, list[r]->name))
+      first[napplied++] = first[i];
+  int n = 0, cap = 0, left = pool;
+  *out = NULL;
+  if (!napplied || made_without(o, list[r], d)) {
+    /* list[0..r] have told theirs */
     const pass *rest[64];
     int nrest = 0;
     for (int p = 0; p < npass; p++)
       if (p != r)
         rest[nrest++] = list[p];
-    return nfirst < 0 ? -1 : odometer(o, m, rest, nrest, pool, out, lg, known, nknown, d);
+    bundle_variant *without = NULL;
+    int share = napplied ? (pool + napplied) / (napplied + 1) : pool;
+    int nw = variants_of(o, m, rest, nrest, r > told ? r : told, share, &without, lg, known, nknown, d);
+    if (nw < 0 || !napplied)
+      return nw < 0 ? -1 : (*out = without, nw);
+    append(m, out, &n, &cap, without, nw);
+    for (int i = 0; i < nw; i++)
+      left -= !without[i].known;
   }
-  int n = 0, cap = 0, left = pool;
-  *out = NULL;
-  for (int i = 0; i < nfirst; i++)
+  for (int i = 0; i < napplied; i++)
     left -= !first[i].known;
-  for (int i = 0; i < nfirst; i++) {
-    int share = left > 0 ? (left + (nfirst - i) - 1) / (nfirst - i) : 0;
+  for (int i = 0; i < napplied; i++) {
+    int share = left > 0 ? (left + (napplied - i) - 1) / (napplied - i) : 0;
     int before = n;
     if (share > 0 || (o->until_known && nknown))
       reparsed(o, m, &first[i], list + r + 1, npass - r - 1, share, out, &n, &cap, known, nknown);
     for (int j = before; j < n; j++)
       left -= !(*out)[j].known;
-    *ARENA_PUSH(m->arena, *out, n, cap) = first[i];
+    append(m, out, &n, &cap, &first[i], 1);
   }
   return n;
+}
+
+/* The variants of list[0..npass) on m: staged at the first pass that writes new text for
+ * the passes after it (reparse), the odometer's where none does. */
+static int variants_of(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int told,
+                       int pool, bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d) {
+  int r = 0;
+  while (r < npass && !list[r]->reparse)
+    r++;
+  return r < npass - 1 ? staged(o, m, list, npass, r, told, pool, out, lg, known, nknown, d)
+                       : odometer(o, m, list, npass, told, pool, out, lg, known, nknown, d);
 }
 
 int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out, ledger *lg,
@@ -422,11 +483,7 @@ int kfuse_variants(const kfuse_options *o, const kmodel *m, bundle_variant **out
   if (diag_errors(d) > errors)
     return -1; /* a model that does not load (a warning when it is of other passes) */
   int pool = rk && most < RANKED_POOL ? RANKED_POOL : most;
-  int r = 0;
-  while (r < npass && !list[r]->reparse)
-    r++;
-  int n = r < npass - 1 ? staged(o, m, list, npass, r, pool, out, lg, known, nknown, d)
-                        : odometer(o, m, list, npass, pool, out, lg, known, nknown, d);
+  int n = variants_of(o, m, list, npass, 0, pool, out, lg, known, nknown, d);
   if (rk) {
     int made = n;
     if (n > 0)

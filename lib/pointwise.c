@@ -99,6 +99,13 @@ static int check_expr(checker *c, const kexpr *e) {
     }
     return 1;
   }
+  case KE_PARAM:
+    if (c->k->params[e->param].is_pointer) {
+      /* passed to a function, or a pointer made from it: memory the element does not name */
+      c->why = arena_printf(c->a, "it uses the buffer '%s' other than by loading its element", c->k->params[e->param].name);
+      return 0;
+    }
+    return 1;
   case KE_CALL: {
     const char *bad = bad_call(e->text);
     if (bad) {

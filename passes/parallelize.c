@@ -2380,5 +2380,5 @@ const pass pass_parallelize = {
     apply,
     0, /* by default */
     0, /* not optional */
-    1, /* the passes after it work on its kernels, parsed again */
+    REPARSE_ONLY, /* the passes after it work on its kernels, parsed again */
 };

@@ -52,9 +52,14 @@ typedef struct pass {
    * an entry bound by its launches and may cost one that is not). */
   int optional;
   /* The passes after it see its variants parsed again: it writes its kernels as new text,
-   * which they could not see otherwise (parallelize; lib/pipeline.c). */
+   * which they could not see otherwise (lib/pipeline.c). REPARSE_ONLY: where it applies,
+   * the later passes work on its variants alone (parallelize: the serial kernels are not
+   * worth tuning); REPARSE_BESIDE: on the program without it too (sink-apply), its first
+   * parameter an on/off (on=0 changes nothing) that --pin may set on. */
   int reparse;
 } pass;
+
+enum { REPARSE_NO, REPARSE_ONLY, REPARSE_BESIDE };
 
 /* The position in e->steps of the top-level step whose kstep.index is `index` (a site's
  * first or last step), or -1. */

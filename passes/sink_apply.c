@@ -859,5 +859,5 @@ const pass pass_sink_apply = {
     apply,
     0, /* by default */
     0, /* not optional */
-    0, /* not parsed again: the passes after it leave both new kernels as they are */
+    REPARSE_BESIDE, /* the passes after it work on its kernels, parsed again, and on the program without it */
 };
