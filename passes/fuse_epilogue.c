@@ -339,34 +339,21 @@ static int get_params(const pass_param **out) {
   return 1;
 }
 
+static int step(const variant *v, pass_step *ps, void *ctx) {
+  site_info *s = ctx;
+  if (!check_site(v, ps->entry, ps->i, s, &ps->why))
+    return 0;
+  ps->first = s->P.st;
+  ps->last = s->r.mem[s->r.nmem - 1].st;
+  ps->span = s->span;
+  ps->what = arena_printf(v->m->arena, "%s (line %u) with %s", s->P.k->name, s->P.k->loc.line,
+                          prun_names(&s->r, v->m->arena));
+  return 1;
+}
+
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps;) {
-      static site_info s;
-      const char *why = NULL;
-      if (!check_site(v, ei, i, &s, &why)) {
-        if (remarks && why)
-          diag_report(d, DIAG_REMARK, m->path, e->steps[i].loc.line, e->steps[i].loc.col,
-                      "not fused: %s [-Rpass-missed=fuse-epilogue]", why);
-        i++;
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = e->steps[i].index;
-      ps->last_step = s.r.mem[s.r.nmem - 1].st->index;
-      ps->what = arena_printf(m->arena, "%s: %s (line %u) with %s", e->name, s.P.k->name, s.P.k->loc.line,
-                              prun_names(&s.r, m->arena));
-      found++;
-      i += s.span;
-    }
-  }
-  return found;
+  site_info s = {0};
+  return pass_each_step(v, "fuse-epilogue", "not fused", step, &s, sites, nsites, remarks, d);
 }
 
 /* ---- the fused kernel ---- */

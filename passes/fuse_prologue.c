@@ -307,37 +307,35 @@ static int get_params(const pass_param **out) {
   return 1;
 }
 
-static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    const kstep *told = NULL; /* the consumer a remark was made for (the longest run's) */
-    for (int i = 0; i < e->nsteps;) {
-      static site_info s;
-      const char *why = NULL;
-      if (!prologue_check(v, ei, i, &s, &why)) {
-        if (remarks && why && s.cst != told)
-          diag_report(d, DIAG_REMARK, m->path, s.cst->loc.line, s.cst->loc.col,
-                      "not fused: %s [-Rpass-missed=fuse-prologue]", why);
-        if (why)
-          told = s.cst;
-        i++;
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = e->steps[i].index;
-      ps->last_step = s.cst->index;
-      ps->what = arena_printf(m->arena, "%s: %s into %s (line %u)", e->name, prun_names(&s.r, m->arena),
-                              s.k->name, s.k->loc.line);
-      found++;
-      i += s.span;
+typedef struct {
+  site_info s;
+  const kstep *told; /* the consumer a remark was made for (the longest run's) */
+} finding;
+
+static int step(const variant *v, pass_step *ps, void *ctx) {
+  finding *f = ctx;
+  site_info *s = &f->s;
+  const char *why = NULL;
+  if (!prologue_check(v, ps->entry, ps->i, s, &why)) {
+    if (why && s->cst != f->told) {
+      ps->at = s->cst;
+      ps->why = why;
     }
+    if (why)
+      f->told = s->cst;
+    return 0;
   }
-  return found;
+  ps->first = &v->m->entries[ps->entry].steps[ps->i];
+  ps->last = s->cst;
+  ps->span = s->span;
+  ps->what = arena_printf(v->m->arena, "%s into %s (line %u)", prun_names(&s->r, v->m->arena), s->k->name,
+                          s->k->loc.line);
+  return 1;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  finding f = {0};
+  return pass_each_step(v, "fuse-prologue", "not fused", step, &f, sites, nsites, remarks, d);
 }
 
 /* ---- the fused kernel ---- */

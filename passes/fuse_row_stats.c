@@ -229,42 +229,38 @@ static int get_params(const pass_param **out) {
   return 1;
 }
 
-static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i + 1 < e->nsteps; i++) {
-      const kstep *s0 = &e->steps[i], *s1 = &e->steps[i + 1];
-      static stats_pair p;
-      int quiet;
-      if (s0->kind != KS_LAUNCH || s1->kind != KS_LAUNCH || variant_touched(v, ei, s0->index) ||
-          variant_touched(v, ei, s1->index))
-        continue;
-      const char *why = check_pair(m, s0, s1, &p, &quiet);
-      if (why) {
-        if (remarks && !quiet)
-          diag_report(d, DIAG_REMARK, m->path, s1->loc.line, s1->loc.col,
-                      "not fused: '%s' and '%s': %s [-Rpass-missed=fuse-row-stats]", p.r[0].k->name, p.r[1].k->name,
-                      why);
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = s0->index;
-      ps->last_step = s1->index;
-      ps->what = arena_printf(m->arena, "%s: %s and %s (lines %u, %u), %s", e->name, p.r[0].k->name, p.r[1].k->name,
-                              p.r[0].k->loc.line, p.r[1].k->loc.line,
-                              p.kind == STATS_SOFTMAX   ? "max and sum of exp"
-                              : p.kind == STATS_MOMENTS ? "mean and variance"
-                                                        : "two reductions of the same rows");
-      i++;
-      found++;
-    }
+  const kentry *e = &m->entries[ps->entry];
+  stats_pair *p = ctx;
+  int quiet;
+  if (ps->i + 1 >= e->nsteps)
+    return 0;
+  const kstep *s0 = &e->steps[ps->i], *s1 = &e->steps[ps->i + 1];
+  if (s0->kind != KS_LAUNCH || s1->kind != KS_LAUNCH || variant_touched(v, ps->entry, s0->index) ||
+      variant_touched(v, ps->entry, s1->index))
+    return 0;
+  const char *why = check_pair(m, s0, s1, p, &quiet);
+  if (why) {
+    ps->at = s1;
+    if (ps->remarks && !quiet)
+      ps->why = arena_printf(m->arena, "'%s' and '%s': %s", p->r[0].k->name, p->r[1].k->name, why);
+    return 0;
   }
-  return found;
+  ps->first = s0;
+  ps->last = s1;
+  ps->span = 2;
+  ps->what = arena_printf(m->arena, "%s and %s (lines %u, %u), %s", p->r[0].k->name, p->r[1].k->name,
+                          p->r[0].k->loc.line, p->r[1].k->loc.line,
+                          p->kind == STATS_SOFTMAX   ? "max and sum of exp"
+                          : p->kind == STATS_MOMENTS ? "mean and variance"
+                                                     : "two reductions of the same rows");
+  return 1;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  stats_pair p = {0};
+  return pass_each_step(v, "fuse-row-stats", "not fused", step, &p, sites, nsites, remarks, d);
 }
 
 /* ---- the kernel ---- */

@@ -87,6 +87,24 @@ const kstep *pass_launch_again(const variant *v, const pass_site *site, const ch
  * call, the pass replaces the call (the whole helper) and keeps it as the fallback. */
 int pass_each_launch_nested(const variant *v, const char *name, pass_launch_match match, pass_site **sites,
                             int *nsites, int remarks, diag *d);
+/* A step as a fusing pass's check sees it in pass_each_step. pass_each_step sets the
+ * inputs; check sets the outputs of a site (returning 1) or of a refusal (returning 0). */
+typedef struct pass_step {
+  int entry, i;              /* in: the entry's index in kmodel.entries, the step's position in its list */
+  int remarks;               /* in: whether a refusal is told (else check need not write why) */
+  const kstep *first, *last; /* site: its run's first and last steps */
+  int span;                  /* site: the list positions it covers; the next step looked at is i + span (0 as 1) */
+  const char *what;          /* site: its line, after "entry: " */
+  const kstep *at;           /* refusal: the step the remark is told at (NULL: step i) */
+  const char *why;           /* refusal: the remark, after "<refused>: " (NULL: none, the step is no candidate) */
+} pass_step;
+typedef int (*pass_step_check)(const variant *v, pass_step *s, void *ctx);
+/* The sites of a pass whose sites begin at a top-level step: check over every step of
+ * every traced entry (ctx is its own), each site "entry: what", each refusal the remark
+ * "<refused>: why [-Rpass-missed=name]" (with `remarks`). Returns the number of sites
+ * (find's contract). */
+int pass_each_step(const variant *v, const char *name, const char *refused, pass_step_check check, void *ctx,
+                   pass_site **sites, int *nsites, int remarks, diag *d);
 /* Whether call (a KS_HOSTCALL) is a helper a pass may replace whole for one of its
  * launches: it returns void, calls nothing but its steps, which are kernel launches (the
  * rest of its body computes values), and the call is a statement of its own; with more

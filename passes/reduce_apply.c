@@ -381,35 +381,29 @@ static int get_params(const pass_param **out) {
   return 1;
 }
 
-static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps; i++) {
-      static site s;
-      int quiet;
-      if (e->steps[i].kind != KS_LAUNCH || variant_touched(v, ei, e->steps[i].index))
-        continue;
-      const char *why = check(v, ei, i, &s, &quiet);
-      if (why) {
-        if (remarks && !quiet)
-          diag_report(d, DIAG_REMARK, m->path, e->steps[i].loc.line, e->steps[i].loc.col,
-                      "not fused: '%s' %s [-Rpass-missed=reduce-apply]", s.rk ? s.rk->name : "?", why);
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = s.has_p ? s.p.mem[0].st->index : s.rst->index;
-      ps->last_step = s.ast->index;
-      ps->what = arena_printf(m->arena, "%s: %s (line %u) and %s (line %u)", e->name, s.rk->name, s.rk->loc.line,
-                              s.A.k->name, s.A.k->loc.line);
-      found++;
-    }
+  const kstep *st = &m->entries[ps->entry].steps[ps->i];
+  site *s = ctx;
+  int quiet;
+  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+    return 0;
+  const char *why = check(v, ps->entry, ps->i, s, &quiet);
+  if (why) {
+    if (ps->remarks && !quiet)
+      ps->why = arena_printf(m->arena, "'%s' %s", s->rk ? s->rk->name : "?", why);
+    return 0;
   }
-  return found;
+  ps->first = s->has_p ? s->p.mem[0].st : s->rst;
+  ps->last = s->ast;
+  ps->what = arena_printf(m->arena, "%s (line %u) and %s (line %u)", s->rk->name, s->rk->loc.line, s->A.k->name,
+                          s->A.k->loc.line);
+  return 1;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  site s = {0};
+  return pass_each_step(v, "reduce-apply", "not fused", step, &s, sites, nsites, remarks, d);
 }
 
 /* ---- the kernel ---- */

@@ -197,6 +197,36 @@ int pass_each_launch_nested(const variant *v, const char *name, pass_launch_matc
   return launches(v, name, match, sites, nsites, remarks, d, 1);
 }
 
+int pass_each_step(const variant *v, const char *name, const char *refused, pass_step_check check, void *ctx,
+                   pass_site **sites, int *nsites, int remarks, diag *d) {
+  const kmodel *m = v->m;
+  int found = 0, cap = *nsites;
+  for (int ei = 0; ei < m->nentries; ei++) {
+    const kentry *e = &m->entries[ei];
+    if (e->opaque_why)
+      continue;
+    for (int i = 0; i < e->nsteps;) {
+      pass_step s = {.entry = ei, .i = i, .remarks = remarks};
+      if (!check(v, &s, ctx)) {
+        const kstep *at = s.at ? s.at : &e->steps[i];
+        if (remarks && s.why)
+          diag_report(d, DIAG_REMARK, m->path, at->loc.line, at->loc.col, "%s: %s [-Rpass-missed=%s]", refused,
+                      s.why, name);
+        i++;
+        continue;
+      }
+      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
+      ps->entry = ei;
+      ps->first_step = s.first->index;
+      ps->last_step = s.last->index;
+      ps->what = arena_printf(m->arena, "%s: %s", e->name, s.what);
+      found++;
+      i += s.span > 0 ? s.span : 1;
+    }
+  }
+  return found;
+}
+
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 int pass_helper_call(const kmodel *m, const kentry *e, const kstep *call) {

@@ -371,35 +371,27 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
 
 /* ---- the pass ---- */
 
-static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps; i++) {
-      const kstep *st = &e->steps[i];
-      static rcache c;
-      int quiet;
-      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
-        continue;
-      const char *why = check(m, st, &c, &quiet);
-      if (why) {
-        if (remarks && !quiet)
-          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col,
-                      "not cached: '%s' %s [-Rpass-missed=row-cache]", c.k->name, why);
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = ps->last_step = st->index;
-      ps->what = arena_printf(m->arena, "%s: %s (line %u), %d loops over the row", e->name, c.k->name,
-                              c.k->loc.line, c.nloops);
-      found++;
-    }
+  const kstep *st = &m->entries[ps->entry].steps[ps->i];
+  rcache *c = ctx;
+  int quiet;
+  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+    return 0;
+  const char *why = check(m, st, c, &quiet);
+  if (why) {
+    if (ps->remarks && !quiet)
+      ps->why = arena_printf(m->arena, "'%s' %s", c->k->name, why);
+    return 0;
   }
-  return found;
+  ps->first = ps->last = st;
+  ps->what = arena_printf(m->arena, "%s (line %u), %d loops over the row", c->k->name, c->k->loc.line, c->nloops);
+  return 1;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  rcache c = {0};
+  return pass_each_step(v, "row-cache", "not cached", step, &c, sites, nsites, remarks, d);
 }
 
 static int get_params(const pass_param **out) {

@@ -261,39 +261,37 @@ static int get_params(const pass_param **out) {
   return 2;
 }
 
-static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+typedef struct {
+  scan_info s;
+  prologue pro;
+} finding;
+
+static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps; i++) {
-      const kstep *st = &e->steps[i];
-      static scan_info s;
-      int quiet;
-      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
-        continue;
-      const char *why = check_kernel(m, st, &s, &quiet);
-      if (why) {
-        if (remarks && !quiet)
-          diag_report(d, DIAG_REMARK, m->path, st->loc.line, st->loc.col,
-                      "not a row scan: '%s' %s [-Rpass-missed=row-scan]", s.k->name, why);
-        continue;
-      }
-      static prologue pro;
-      int at = prologue_before(v, ei, st, &pro);
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = at >= 0 ? e->steps[at].index : st->index;
-      ps->last_step = st->index;
-      ps->what = at >= 0 ? arena_printf(m->arena, "%s: %s (line %u), with %s", e->name, s.k->name, s.k->loc.line,
-                                        prun_names(&pro.r, m->arena))
-                         : arena_printf(m->arena, "%s: %s (line %u)", e->name, s.k->name, s.k->loc.line);
-      found++;
-    }
+  const kentry *e = &m->entries[ps->entry];
+  const kstep *st = &e->steps[ps->i];
+  finding *f = ctx;
+  int quiet;
+  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+    return 0;
+  const char *why = check_kernel(m, st, &f->s, &quiet);
+  if (why) {
+    if (ps->remarks && !quiet)
+      ps->why = arena_printf(m->arena, "'%s' %s", f->s.k->name, why);
+    return 0;
   }
-  return found;
+  int at = prologue_before(v, ps->entry, st, &f->pro);
+  ps->first = at >= 0 ? &e->steps[at] : st;
+  ps->last = st;
+  ps->what = at >= 0 ? arena_printf(m->arena, "%s (line %u), with %s", f->s.k->name, f->s.k->loc.line,
+                                    prun_names(&f->pro.r, m->arena))
+                     : arena_printf(m->arena, "%s (line %u)", f->s.k->name, f->s.k->loc.line);
+  return 1;
+}
+
+static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
+  finding f = {0};
+  return pass_each_step(v, "row-scan", "not a row scan", step, &f, sites, nsites, remarks, d);
 }
 
 /* ---- the kernel ---- */

@@ -661,32 +661,20 @@ static int get_params(const pass_param **out) {
   return 1;
 }
 
+static int step(const variant *v, pass_step *ps, void *ctx) {
+  sink *s = ctx;
+  if (!sink_check(v, ps->entry, ps->i, s, &ps->why))
+    return 0;
+  ps->first = s->kst;
+  ps->last = s->cst;
+  ps->what = arena_printf(v->m->arena, "%s (line %u) -> %s (line %u)", s->k->name, s->k->loc.line, s->q->name,
+                          s->q->loc.line);
+  return 1;
+}
+
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps; i++) {
-      static sink s;
-      const char *why = NULL;
-      if (!sink_check(v, ei, i, &s, &why)) {
-        if (remarks && why)
-          diag_report(d, DIAG_REMARK, m->path, e->steps[i].loc.line, e->steps[i].loc.col,
-                      "not sunk: %s [-Rpass-missed=sink-apply]", why);
-        continue;
-      }
-      pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      ps->entry = ei;
-      ps->first_step = s.kst->index;
-      ps->last_step = s.cst->index;
-      ps->what = arena_printf(m->arena, "%s: %s (line %u) -> %s (line %u)", e->name, s.k->name, s.k->loc.line,
-                              s.q->name, s.q->loc.line);
-      found++;
-    }
-  }
-  return found;
+  sink s = {0};
+  return pass_each_step(v, "sink-apply", "not sunk", step, &s, sites, nsites, remarks, d);
 }
 
 /* ---- printing ---- */
