@@ -130,29 +130,15 @@ static int uniform_expr(const coarse *c, const kexpr *e) {
   }
 }
 
-/* Whether expression e loads a buffer. */
-static int loads(const kexpr *e) {
-  if (!e)
-    return 0;
-  if (e->kind == KE_LOAD)
-    return 1;
-  for (int i = 0; i < e->nargs; i++)
-    if (loads(e->args[i]))
-      return 1;
-  return loads(e->a) || loads(e->b) || loads(e->c);
+static int is_load(const kexpr *e, const void *ctx) {
+  (void)ctx;
+  return e->kind == KE_LOAD;
 }
 
+static int loads(const kexpr *e, const void *ctx) { return kx_any(e, is_load, ctx); }
+
 /* Whether statement s (nested ones included) loads a buffer. */
-static int stmt_loads(const kstmt *s) {
-  if (!s)
-    return 0;
-  if (loads(s->value) || loads(s->cond) || loads(s->index))
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (stmt_loads(s->body[i]))
-      return 1;
-  return stmt_loads(s->init) || stmt_loads(s->step) || stmt_loads(s->then) || stmt_loads(s->orelse);
-}
+static int stmt_loads(const kstmt *s) { return kst_any(s, NULL, loads, NULL); }
 
 /* Whether a loop header in s (nested statements included) assigns a per-u local: the
  * printer writes headers without the hooks. */

@@ -219,16 +219,10 @@ static const kstmt *origin_of(const plan *p, const kstmt *L) {
 
 /* ---- what a loop may be ---- */
 
-static int declares(const kstmt *s, int var) {
-  if (!s)
-    return 0;
-  if (s->kind == KST_DECL && s->var == var)
-    return 1;
-  for (int i = 0; i < s->nbody; i++)
-    if (declares(s->body[i], var))
-      return 1;
-  return declares(s->init, var) || declares(s->then, var) || declares(s->orelse, var);
-}
+static int declares_var(const kstmt *s, const void *var) { return s->kind == KST_DECL && s->var == *(const int *)var; }
+
+/* Whether s, or a statement nested in it, declares var. */
+static int declares(const kstmt *s, int var) { return kst_any(s, declares_var, NULL, &var); }
 
 /* The statements of a loop's body or of a block, in order. */
 static int stmts_of(const kstmt *s, const kstmt ***out) {
