@@ -54,34 +54,27 @@ static int get_params(const pass_param **out) {
   return 3;
 }
 
+static int step(const variant *v, pass_step *ps, void *ctx) {
+  const kstep *st = &v->m->entries[ps->entry].steps[ps->i];
+  prun *r = ctx;
+  if (st->kind != KS_LAUNCH && st->kind != KS_MEMSET)
+    return 0;
+  int span = prun_build(v, ps->entry, ps->i, r);
+  ps->why = r->why;
+  ps->line = r->why_line;
+  ps->col = r->why_col;
+  if (span <= 0)
+    return 0;
+  ps->first = r->mem[0].st;
+  ps->last = r->mem[r->nmem - 1].st;
+  ps->span = span;
+  ps->what = prun_names(r, v->m->arena);
+  return 1;
+}
+
 static int find(const variant *v, pass_site **sites, int *nsites, int remarks, diag *d) {
-  const kmodel *m = v->m;
-  int found = 0, cap = *nsites;
-  for (int ei = 0; ei < m->nentries; ei++) {
-    const kentry *e = &m->entries[ei];
-    if (e->opaque_why)
-      continue;
-    for (int i = 0; i < e->nsteps;) {
-      static prun r;
-      int starts = e->steps[i].kind == KS_LAUNCH || e->steps[i].kind == KS_MEMSET;
-      int span = starts ? prun_build(v, ei, i, &r) : 0;
-      if (starts && remarks && r.why)
-        diag_report(d, DIAG_REMARK, m->path, r.why_line, r.why_col, "not fused: %s [-Rpass-missed=fuse-pointwise]",
-                    r.why);
-      if (span <= 0) {
-        i++;
-        continue;
-      }
-      pass_site *s = ARENA_PUSH(m->arena, *sites, *nsites, cap);
-      s->entry = ei;
-      s->first_step = r.mem[0].st->index;
-      s->last_step = r.mem[r.nmem - 1].st->index;
-      s->what = arena_printf(m->arena, "%s: %s", e->name, prun_names(&r, m->arena));
-      found++;
-      i += span;
-    }
-  }
-  return found;
+  prun r = {0};
+  return pass_each_step(v, "fuse-pointwise", "not fused", step, &r, sites, nsites, remarks, d);
 }
 
 /* Whether a member reads buffer b at its element (on the vector path: from a float4). */

@@ -318,7 +318,8 @@ static int step(const variant *v, pass_step *ps, void *ctx) {
   const char *why = NULL;
   if (!prologue_check(v, ps->entry, ps->i, s, &why)) {
     if (why && s->cst != f->told) {
-      ps->at = s->cst;
+      ps->line = s->cst->loc.line;
+      ps->col = s->cst->loc.col;
       ps->why = why;
     }
     if (why)

@@ -242,7 +242,8 @@ static int step(const variant *v, pass_step *ps, void *ctx) {
     return 0;
   const char *why = check_pair(m, s0, s1, p, &quiet);
   if (why) {
-    ps->at = s1;
+    ps->line = s1->loc.line;
+    ps->col = s1->loc.col;
     if (ps->remarks && !quiet)
       ps->why = arena_printf(m->arena, "'%s' and '%s': %s", p->r[0].k->name, p->r[1].k->name, why);
     return 0;

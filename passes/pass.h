@@ -95,12 +95,12 @@ typedef struct pass_step {
   const kstep *first, *last; /* site: its run's first and last steps */
   int span;                  /* site: the list positions it covers; the next step looked at is i + span (0 as 1) */
   const char *what;          /* site: its line, after "entry: " */
-  const kstep *at;           /* refusal: the step the remark is told at (NULL: step i) */
-  const char *why;           /* refusal: the remark, after "<refused>: " (NULL: none, the step is no candidate) */
+  unsigned line, col;        /* where the remark is told (line 0: at step i) */
+  const char *why;           /* the remark, after "<refused>: ": why not, or why a site ends where it does (NULL: none) */
 } pass_step;
 typedef int (*pass_step_check)(const variant *v, pass_step *s, void *ctx);
 /* The sites of a pass whose sites begin at a top-level step: check over every step of
- * every traced entry (ctx is its own), each site "entry: what", each refusal the remark
+ * every traced entry (ctx is its own), each site "entry: what", each why the remark
  * "<refused>: why [-Rpass-missed=name]" (with `remarks`). Returns the number of sites
  * (find's contract). */
 int pass_each_step(const variant *v, const char *name, const char *refused, pass_step_check check, void *ctx,

@@ -207,11 +207,11 @@ int pass_each_step(const variant *v, const char *name, const char *refused, pass
       continue;
     for (int i = 0; i < e->nsteps;) {
       pass_step s = {.entry = ei, .i = i, .remarks = remarks};
-      if (!check(v, &s, ctx)) {
-        const kstep *at = s.at ? s.at : &e->steps[i];
-        if (remarks && s.why)
-          diag_report(d, DIAG_REMARK, m->path, at->loc.line, at->loc.col, "%s: %s [-Rpass-missed=%s]", refused,
-                      s.why, name);
+      int found_here = check(v, &s, ctx);
+      if (remarks && s.why)
+        diag_report(d, DIAG_REMARK, m->path, s.line ? s.line : e->steps[i].loc.line,
+                    s.line ? s.col : e->steps[i].loc.col, "%s: %s [-Rpass-missed=%s]", refused, s.why, name);
+      if (!found_here) {
         i++;
         continue;
       }
