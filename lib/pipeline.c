@@ -325,6 +325,30 @@ static int odometer(const kfuse_options *o, const kmodel *m, const pass *const *
 static int variants_of(const kfuse_options *o, const kmodel *m, const pass *const *list, int npass, int told,
                        int pool, bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d);
 
+/* m2, the text of a variant of m parsed again, named by the lines of m's kernels: a kernel
+ * of m keeps its line, one a pass wrote takes the line of the kernel whose name begins its
+ * own (log_softmax_rows_values, log_softmax_rows'), the longest such. The passes after a
+ * staged one then name the input's lines in their remarks, sites and comments, not lines of
+ * an intermediate text that no one sees. */
+static void input_lines(kmodel *m2, const kmodel *m) {
+  for (int i = 0; i < m2->nkernels; i++) {
+    kkernel *k = &m2->kernels[i];
+    const kkernel *from = NULL;
+    size_t from_len = 0;
+    for (int j = 0; j < m->nkernels; j++) {
+      size_t len = strlen(m->kernels[j].name);
+      if (len > from_len && !strncmp(k->name, m->kernels[j].name, len) && (!k->name[len] || k->name[len] == '_')) {
+        from = &m->kernels[j];
+        from_len = len;
+      }
+    }
+    if (from) {
+      k->loc.line = from->loc.line;
+      k->loc.col = from->loc.col;
+    }
+  }
+}
+
 /* The variants the passes rest[0..nrest) make of variant `first` of m, parsed again: at most
  * `pool` new ones, appended to *out (in m's arena) with their recipes after first's and one
  * head line. A variant that does not parse or model gives none; nothing is reported (the
@@ -339,6 +363,7 @@ static void reparsed(const kfuse_options *o, const kmodel *m, const bundle_varia
   tu *t = tu_parse_text(m->path, first->text, (unsigned)first->size, &o->tu, dm.d);
   kmodel *m2 = t ? tu_model(t, dm.d) : NULL;
   if (m2 && !diag_errors(dm.d)) {
+    input_lines(m2, m);
     /* the records' recipes under first's, without its prefix */
     const char **sub_known = arena_alloc(m->arena, sizeof *sub_known * (size_t)(nknown + 1));
     int nsub_known = 0;

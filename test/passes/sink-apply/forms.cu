@@ -11,14 +11,14 @@
 // RUN: %strip-checks %t.cu | FileCheck %s
 // RUN: %nvcc -Werror all-warnings -c -o %t.o %t.cu
 // The passes after sink-apply see its kernels, parsed again: split-accumulators splits the
-// new producers' reductions (the pin leaves out the variants without sink-apply).
+// new producers' reductions, named by their input kernels' lines (62, 103; pin: with sink-apply).
 // RUN: %kfuse %s --passes=sink-apply,split-accumulators --pin sink-apply.on=1 --emit=transformed -o %t-staged.cu
 // RUN: %strip-checks %t-staged.cu | FileCheck --check-prefix=STAGED %s
 // STAGED: // kfuse variant sink-apply@log_softmax_gather#1-#2+sink-apply@scaled_softmax_pick#1-#2+split-accumulators(ways=4)@log_softmax_gather#1+split-accumulators(ways=4)@scaled_softmax_pick#1
-// STAGED: // kfuse split-accumulators of log_softmax_rows_values (line {{[0-9]+}}): 2 reduction loops, 4 accumulators each
+// STAGED: // kfuse split-accumulators of log_softmax_rows_values (line 62): 2 reduction loops, 4 accumulators each
 // STAGED:        log_softmax_rows_values_split<<<rows, THREADS, 0, stream>>>(x, logp, classes);
 // STAGED-NEXT:   nll_sum_sunk<<<1, 1024, 0, stream>>>(logp, target, loss, rows, classes, x, classes);
-// STAGED: // kfuse split-accumulators of softmax_direct_values (line {{[0-9]+}}): 2 reduction loops, 4 accumulators each
+// STAGED: // kfuse split-accumulators of softmax_direct_values (line 103): 2 reduction loops, 4 accumulators each
 // STAGED:        softmax_direct_values_split<<<R, THREADS, 0, stream>>>(x, p, C, half);
 // STAGED-NEXT:   pick_sunk<<<(R + 127) / 128, 128, 0, stream>>>(p, idx, y, R, C, x, half, C);
 // CHECK: // kfuse variant sink-apply@log_softmax_gather#1-#2+sink-apply@scaled_softmax_pick#1-#2
