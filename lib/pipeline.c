@@ -326,10 +326,10 @@ static int variants_of(const kfuse_options *o, const kmodel *m, const pass *cons
                        int pool, bundle_variant **out, ledger *lg, const char *const *known, int nknown, diag *d);
 
 /* m2, the text of a variant of m parsed again, named by the lines of m's kernels: a kernel
- * of m keeps its line, one a pass wrote takes the line of the kernel whose name begins its
- * own (log_softmax_rows_values, log_softmax_rows'), the longest such. The passes after a
- * staged one then name the input's lines in their remarks, sites and comments, not lines of
- * an intermediate text that no one sees. */
+ * of m keeps its line, and one a pass wrote takes the line of the longest kernel name of m
+ * that begins its own (the staged passes name theirs so: log_softmax_rows_values takes
+ * log_softmax_rows's). The passes after a staged one then name the input's lines in their
+ * sites and comments, not lines of an intermediate text that no one sees. */
 static void input_lines(kmodel *m2, const kmodel *m) {
   for (int i = 0; i < m2->nkernels; i++) {
     kkernel *k = &m2->kernels[i];
