@@ -91,7 +91,7 @@ int pass_each_launch_nested(const variant *v, const char *name, pass_launch_matc
  * inputs; check sets the outputs of a site (returning 1) or of a refusal (returning 0). */
 typedef struct pass_step {
   int entry, i;              /* in: the entry's index in kmodel.entries, the step's position in its list */
-  int remarks;               /* in: whether a refusal is told (else check need not write why) */
+  int remarks;               /* in: whether a why is told (else check need not write one) */
   const kstep *first, *last; /* site: its run's first and last steps */
   int span;                  /* site: the list positions it covers; the next step looked at is i + span (0 as 1) */
   const char *what;          /* site: its line, after "entry: " */
