@@ -237,8 +237,7 @@ static int step(const variant *v, pass_step *ps, void *ctx) {
   if (ps->i + 1 >= e->nsteps)
     return 0;
   const kstep *s0 = &e->steps[ps->i], *s1 = &e->steps[ps->i + 1];
-  if (s0->kind != KS_LAUNCH || s1->kind != KS_LAUNCH || variant_touched(v, ps->entry, s0->index) ||
-      variant_touched(v, ps->entry, s1->index))
+  if (!pass_untouched_launch(v, ps->entry, s0) || !pass_untouched_launch(v, ps->entry, s1))
     return 0;
   const char *why = check_pair(m, s0, s1, p, &quiet);
   if (why) {

@@ -391,10 +391,10 @@ static int get_params(const pass_param **out) {
 
 static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  const kstep *st = &m->entries[ps->entry].steps[ps->i];
+  const kstep *st = pass_step_launch(v, ps);
   moments *mo = ctx;
   int quiet;
-  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+  if (!st)
     return 0;
   const char *why = check(m, st, mo, &quiet);
   if (why) {

@@ -1188,7 +1188,7 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
       const kstep *st = &e->steps[i];
       const kkernel *k = NULL;
       int quiet = 1;
-      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index))
+      if (!pass_untouched_launch(v, ei, st))
         continue;
       const char *why = match(m, e, st, &k, &quiet);
       if (quiet)

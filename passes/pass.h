@@ -105,6 +105,12 @@ typedef int (*pass_step_check)(const variant *v, pass_step *s, void *ctx);
  * (find's contract). */
 int pass_each_step(const variant *v, const char *name, const char *refused, pass_step_check check, void *ctx,
                    pass_site **sites, int *nsites, int remarks, diag *d);
+/* Whether st, a step of entry ei, is a kernel launch that no earlier pass of v touched:
+ * the steps a pass may rewrite. */
+int pass_untouched_launch(const variant *v, int ei, const kstep *st);
+/* In a check of pass_each_step, its step when that is an untouched launch, else NULL (no
+ * site begins there, and nothing is told). */
+const kstep *pass_step_launch(const variant *v, const pass_step *ps);
 /* Whether call (a KS_HOSTCALL) is a helper a pass may replace whole for one of its
  * launches: it returns void, calls nothing but its steps, which are kernel launches (the
  * rest of its body computes values), and the call is a statement of its own; with more

@@ -383,10 +383,10 @@ static int get_params(const pass_param **out) {
 
 static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  const kstep *st = &m->entries[ps->entry].steps[ps->i];
+  const kstep *st = pass_step_launch(v, ps);
   site *s = ctx;
   int quiet;
-  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+  if (!st)
     return 0;
   const char *why = check(v, ps->entry, ps->i, s, &quiet);
   if (why) {
@@ -497,7 +497,7 @@ static int apply(variant *v, const pass_site *site_, const int *values, diag *d)
   static site s;
   int ri = -1, quiet;
   for (int i = 0; i < e->nsteps && ri < 0; i++)
-    if (e->steps[i].kind == KS_LAUNCH && !variant_touched(v, ei, e->steps[i].index) &&
+    if (pass_untouched_launch(v, ei, &e->steps[i]) &&
         !check(v, ei, i, &s, &quiet) && s.ast->index == site_->last_step)
       ri = i;
   if (ri < 0 || check(v, ei, ri, &s, &quiet)) {

@@ -149,7 +149,7 @@ static void each_launch(walk *w, int ei, const kstep *steps, int n, const kstep 
     }
     const kkernel *k = NULL;
     int quiet;
-    if (st->kind != KS_LAUNCH || variant_touched(w->v, ei, st->index))
+    if (!pass_untouched_launch(w->v, ei, st))
       continue;
     const char *why = w->match(m, e, st, &k, &quiet);
     int bad = why ? -2 : unwritable_arg(m, e, call, st);
@@ -195,6 +195,15 @@ int pass_each_launch(const variant *v, const char *name, pass_launch_match match
 int pass_each_launch_nested(const variant *v, const char *name, pass_launch_match match, pass_site **sites,
                             int *nsites, int remarks, diag *d) {
   return launches(v, name, match, sites, nsites, remarks, d, 1);
+}
+
+int pass_untouched_launch(const variant *v, int ei, const kstep *st) {
+  return st->kind == KS_LAUNCH && !variant_touched(v, ei, st->index);
+}
+
+const kstep *pass_step_launch(const variant *v, const pass_step *ps) {
+  const kstep *st = &v->m->entries[ps->entry].steps[ps->i];
+  return pass_untouched_launch(v, ps->entry, st) ? st : NULL;
 }
 
 int pass_each_step(const variant *v, const char *name, const char *refused, pass_step_check check, void *ctx,

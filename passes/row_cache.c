@@ -373,10 +373,10 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
 
 static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
-  const kstep *st = &m->entries[ps->entry].steps[ps->i];
+  const kstep *st = pass_step_launch(v, ps);
   rcache *c = ctx;
   int quiet;
-  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+  if (!st)
     return 0;
   const char *why = check(m, st, c, &quiet);
   if (why) {

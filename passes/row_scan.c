@@ -269,10 +269,10 @@ typedef struct {
 static int step(const variant *v, pass_step *ps, void *ctx) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[ps->entry];
-  const kstep *st = &e->steps[ps->i];
+  const kstep *st = pass_step_launch(v, ps);
   finding *f = ctx;
   int quiet;
-  if (st->kind != KS_LAUNCH || variant_touched(v, ps->entry, st->index))
+  if (!st)
     return 0;
   const char *why = check_kernel(m, st, &f->s, &quiet);
   if (why) {

@@ -570,7 +570,7 @@ static int sink_check(const variant *v, int ei, int at, sink *s, const char **wh
   memset(s, 0, sizeof *s);
   s->m = m;
   const kstep *st = &e->steps[at];
-  if (st->kind != KS_LAUNCH || st->kernel < 0 || variant_touched(v, ei, st->index))
+  if (!pass_untouched_launch(v, ei, st) || st->kernel < 0)
     return 0;
   const kkernel *k = &m->kernels[st->kernel];
   if (!k->body || k->is_template || k->instance || st->nargs != k->nparams || !k->uses_shared)

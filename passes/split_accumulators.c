@@ -183,7 +183,7 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
       const kstep *st = &e->steps[i];
       static split_info si;
       int quiet;
-      if (st->kind != KS_LAUNCH || variant_touched(v, ei, st->index) || check(m, st, &si, &quiet))
+      if (!pass_untouched_launch(v, ei, st) || check(m, st, &si, &quiet))
         continue;
       pass_site *ps = ARENA_PUSH(m->arena, *sites, *nsites, cap);
       ps->entry = ei;
