@@ -2302,11 +2302,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const kstep *at = model_find_step_in_helpers(e, site->first_step, &call);
   static conv c;
   int quiet;
-  if (!at || variant_touched(v, site->entry, pass_replaced(call, at)->index) || match(m, e, at, &c, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "conv-cudnn: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!at || variant_touched(v, site->entry, pass_replaced(call, at)->index) || match(m, e, at, &c, &quiet))
+    return pass_site_gone(v, "conv-cudnn", site, d);
   const kstep *st = c.st;
   const kkernel *k = c.k;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_cudnn", k->name));

@@ -166,11 +166,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
                                 arena_printf(v->a, "kf_cublas_sgemm%.*s", (int)(c->st->loc.end - c->name_end),
                                              m->text + c->name_end));
   }
-  if (!ok) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "cublas-lt: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!ok)
+    return pass_site_gone(v, "cublas-lt", site, d);
   variant_add_include(v, "<cublas_v2.h>");
   variant_add_include(v, "<cublasLt.h>");
   variant_add_include(v, "<cstdint>");

@@ -161,11 +161,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const kentry *e = &m->entries[site->entry];
   kloc at;
   (void)values;
-  if (refusal(v, site->entry, &at)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "cuda-graph: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (refusal(v, site->entry, &at))
+    return pass_site_gone(v, "cuda-graph", site, d);
   const char *eager = variant_fresh_name(v, arena_printf(v->a, "%s_eager", e->name));
   const char *params = param_list(m, e), *stream = e->params[e->stream_param].name;
   const char *ret = e->ret_spelling ? e->ret_spelling : "void";

@@ -490,10 +490,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   int at = pass_top_position(e, site->first_step);
   static site_info s;
   const char *why;
-  if (at < 0 || !check_site(v, site->entry, at, &s, &why) || s.r.mem[s.r.nmem - 1].st->index != site->last_step) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-epilogue: the site %s no longer applies; the variant is dropped", site->what);
-    return 0;
-  }
+  if (at < 0 || !check_site(v, site->entry, at, &s, &why) || s.r.mem[s.r.nmem - 1].st->index != site->last_step)
+    return pass_site_gone(v, "fuse-epilogue", site, d);
   prun *r = &s.r;
   const kkernel *k = s.P.k;
   const kstep *pst = s.P.st;

@@ -128,10 +128,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   int first = pass_top_position(e, site->first_step);
   static prun r;
   if (first < 0 || prun_build(v, site->entry, first, &r) <= 0 ||
-      r.mem[r.nmem - 1].st->index != site->last_step) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-pointwise: the site %s no longer applies; the variant is dropped", site->what);
-    return 0;
-  }
+      r.mem[r.nmem - 1].st->index != site->last_step)
+    return pass_site_gone(v, "fuse-pointwise", site, d);
   int ilp = values ? values[0] : ilp_values[0], vec = values ? values[1] : vec_values[0],
       block = values ? values[2] : block_values[0];
   if (vec == 4 && !all_float(&r))

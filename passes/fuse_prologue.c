@@ -516,10 +516,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   int at = pass_top_position(e, site->first_step);
   static prologue s;
   const char *why;
-  if (at < 0 || !prologue_check(v, site->entry, at, &s, &why) || s.cst->index != site->last_step) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-prologue: the site %s no longer applies; the variant is dropped", site->what);
-    return 0;
-  }
+  if (at < 0 || !prologue_check(v, site->entry, at, &s, &why) || s.cst->index != site->last_step)
+    return pass_site_gone(v, "fuse-prologue", site, d);
   const kkernel *k = s.k;
   const kstep *cst = s.cst;
   const char *name = kernel_name(v, &s);

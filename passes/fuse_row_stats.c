@@ -708,11 +708,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   memset(&f, 0, sizeof f);
   f.p = &p;
   if (!s0 || variant_touched(v, site->entry, s0->index) || variant_touched(v, site->entry, s1->index) ||
-      check_pair(m, s0, s1, &p, &quiet) || !build_params(v->a, &f)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "fuse-row-stats: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+      check_pair(m, s0, s1, &p, &quiet) || !build_params(v->a, &f))
+    return pass_site_gone(v, "fuse-row-stats", site, d);
   int block = values ? values[0] : block_values[0];
   strbuf base = {0};
   for (int s = 0; s < 2; s++) {

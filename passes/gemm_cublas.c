@@ -919,17 +919,12 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   static dgemm dg;
   int quiet;
   (void)values;
-  if (!at || variant_touched(v, site->entry, pass_replaced(call, at)->index)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!at || variant_touched(v, site->entry, pass_replaced(call, at)->index))
+    return pass_site_gone(v, "gemm-cublas", site, d);
   if (match(m, e, at, &g, &quiet)) {
     if (!dmatch(m, e, at, &dg, &quiet))
       return apply_batched(v, site, e, call, at, &dg, d);
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "gemm-cublas: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
+    return pass_site_gone(v, "gemm-cublas", site, d);
   }
   const kstep *st = g.st;
   const kkernel *k = g.k;

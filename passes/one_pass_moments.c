@@ -630,15 +630,11 @@ static int stmt_hook(void *ctx, const kstmt *s, strbuf *b, int depth) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->last_step);
-  const kstep *st = at < 0 ? NULL : &e->steps[at];
+  const kstep *st = pass_site_launch(v, site, site->last_step);
   static moments mo;
   int quiet;
-  if (!st || variant_touched(v, site->entry, st->index) || check(m, st, &mo, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "one-pass-moments: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!st || check(m, st, &mo, &quiet))
+    return pass_site_gone(v, "one-pass-moments", site, d);
   int split = values ? values[0] : split_values[0];
   if (mo.split_why)
     split = 1; /* the same variant as without: the pipeline drops it as a duplicate */

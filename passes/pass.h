@@ -75,6 +75,12 @@ typedef const char *(*pass_launch_match)(const kmodel *m, const kentry *e, const
  * `remarks`, unless quiet). Returns the number of sites (find's contract). */
 int pass_each_launch(const variant *v, const char *name, pass_launch_match match, pass_site **sites, int *nsites,
                      int remarks, diag *d);
+/* In apply, when the site is no longer there (an earlier pass of the recipe changed what it
+ * covers): the warning that the variant is dropped. Returns 0, apply's answer then. */
+int pass_site_gone(const variant *v, const char *name, const pass_site *site, diag *d);
+/* In apply, the site's top-level step `index` (its first or last) when that is a launch no
+ * earlier pass touched, else NULL. */
+const kstep *pass_site_launch(const variant *v, const pass_site *site, int index);
 /* In apply, the launch of a site that pass_each_launch found (its first step), matched
  * again on v: NULL, having warned that the variant is dropped, when an earlier pass changed
  * it or match no longer takes it. Sets *k as match does. */

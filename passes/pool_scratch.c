@@ -138,11 +138,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
                                                  st->args[1].text, stream));
     n++;
   }
-  if (!ok || !n) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "pool-scratch: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!ok || !n)
+    return pass_site_gone(v, "pool-scratch", site, d);
   int have = 0;
   for (int i = 0; i < v->nkernels; i++)
     have |= !strcmp(v->kernels[i].name, helper_name);

@@ -500,11 +500,8 @@ static int apply(variant *v, const pass_site *site_, const int *values, diag *d)
     if (pass_untouched_launch(v, ei, &e->steps[i]) &&
         !check(v, ei, i, &s, &quiet) && s.ast->index == site_->last_step)
       ri = i;
-  if (ri < 0 || check(v, ei, ri, &s, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "reduce-apply: the site %s no longer applies; the variant is dropped",
-                site_->what);
-    return 0;
-  }
+  if (ri < 0 || check(v, ei, ri, &s, &quiet))
+    return pass_site_gone(v, "reduce-apply", site_, d);
   int cache = values ? values[0] : cache_values[0];
   const kkernel *rk = s.rk;
   const kstep *rst = s.rst;

@@ -98,19 +98,28 @@ int pass_top_position(const kentry *e, int index) {
   return -1;
 }
 
+int pass_site_gone(const variant *v, const char *name, const pass_site *site, diag *d) {
+  diag_report(d, DIAG_WARNING, v->m->path, 0, 0, "%s: the site %s no longer applies; the variant is dropped", name,
+              site->what);
+  return 0;
+}
+
+const kstep *pass_site_launch(const variant *v, const pass_site *site, int index) {
+  const kentry *e = &v->m->entries[site->entry];
+  int at = pass_top_position(e, index);
+  return at >= 0 && pass_untouched_launch(v, site->entry, &e->steps[at]) ? &e->steps[at] : NULL;
+}
+
 const kstep *pass_launch_again(const variant *v, const pass_site *site, const char *name, pass_launch_match match,
                                const kkernel **k, diag *d) {
-  const kmodel *m = v->m;
-  const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
+  const kstep *st = pass_site_launch(v, site, site->first_step);
   int quiet;
   *k = NULL;
-  if (at < 0 || variant_touched(v, site->entry, e->steps[at].index) || match(m, e, &e->steps[at], k, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "%s: the site %s no longer applies; the variant is dropped", name,
-                site->what);
+  if (!st || match(v->m, &v->m->entries[site->entry], st, k, &quiet)) {
+    pass_site_gone(v, name, site, d);
     return NULL;
   }
-  return &e->steps[at];
+  return st;
 }
 
 typedef struct walk {

@@ -403,15 +403,11 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   (void)values;
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->first_step);
-  const kstep *st = at < 0 ? NULL : &e->steps[at];
+  const kstep *st = pass_site_launch(v, site, site->first_step);
   static rcache c;
   int quiet;
-  if (!st || variant_touched(v, site->entry, st->index) || check(m, st, &c, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "row-cache: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!st || check(m, st, &c, &quiet))
+    return pass_site_gone(v, "row-cache", site, d);
   const kkernel *k = c.k;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_rowcache", k->name));
   const char *sname = k->params[c.param].name;

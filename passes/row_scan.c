@@ -323,23 +323,18 @@ static const char *unconst(const char *t) { return strncmp(t, "const ", 6) ? t :
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int pos = pass_top_position(e, site->last_step);
-  const kstep *st = pos < 0 ? NULL : &e->steps[pos];
+  const kstep *st = pass_site_launch(v, site, site->last_step);
   static scan_info s;
   int quiet;
-  if (!st || variant_touched(v, site->entry, st->index) || check_kernel(m, st, &s, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "row-scan: the site %s no longer applies; the variant is dropped", site->what);
-    return 0;
-  }
+  if (!st || check_kernel(m, st, &s, &quiet))
+    return pass_site_gone(v, "row-scan", site, d);
   int block = values ? values[0] : block_values[0], vpt = values ? values[1] : vpt_values[0];
   const kkernel *k = s.k;
   static prologue pro;
   static prologue_out o;
   int at = prologue_before(v, site->entry, st, &pro);
-  if ((at >= 0 ? e->steps[at].index : st->index) != site->first_step) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "row-scan: the site %s no longer applies; the variant is dropped", site->what);
-    return 0;
-  }
+  if ((at >= 0 ? e->steps[at].index : st->index) != site->first_step)
+    return pass_site_gone(v, "row-scan", site, d);
   const char *T = k->vars[s.acc].type_spelling;
   const char *name = variant_fresh_name(v, arena_printf(v->a, "%s_by_block", k->name));
   const kvar *rv = &k->vars[s.row], *jv = &k->vars[s.loop->loop_var];

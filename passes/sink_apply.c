@@ -743,11 +743,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   int at = pass_top_position(e, site->first_step);
   static sink s;
   const char *why = NULL;
-  if (at < 0 || !sink_check(v, site->entry, at, &s, &why) || s.cst->index != site->last_step) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "sink-apply: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (at < 0 || !sink_check(v, site->entry, at, &s, &why) || s.cst->index != site->last_step)
+    return pass_site_gone(v, "sink-apply", site, d);
   const kkernel *k = s.k, *q = s.q;
   arena *a = v->a;
   const char *kname = variant_fresh_name(v, arena_printf(a, "%s_values", k->name));

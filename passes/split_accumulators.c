@@ -553,15 +553,11 @@ static int host_dim3(const kentry *e, const char *name) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  int at = pass_top_position(e, site->last_step);
-  const kstep *st = at < 0 ? NULL : &e->steps[at];
+  const kstep *st = pass_site_launch(v, site, site->last_step);
   static split_info si;
   int quiet;
-  if (!st || variant_touched(v, site->entry, st->index) || check(m, st, &si, &quiet)) {
-    diag_report(d, DIAG_WARNING, m->path, 0, 0, "split-accumulators: the site %s no longer applies; the variant is dropped",
-                site->what);
-    return 0;
-  }
+  if (!st || check(m, st, &si, &quiet))
+    return pass_site_gone(v, "split-accumulators", site, d);
   int threads = values ? values[0] : threads_values[0], ways = values ? values[1] : ways_values[1];
   long long bt = st->block_threads;
   int rows = threads > 1 && !si.col_why ? (int)(threads < 1024 / bt ? threads : 1024 / bt) : 1;
