@@ -696,19 +696,15 @@ static void emit_siblings(const stats_pair *p, fused *f, const char *name, int b
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
-  const kstep *s0 = NULL, *s1 = NULL;
-  for (int i = 0; i + 1 < e->nsteps; i++)
-    if (e->steps[i].index == site->first_step && e->steps[i + 1].index == site->last_step) {
-      s0 = &e->steps[i];
-      s1 = &e->steps[i + 1];
-    }
+  /* the pair still as it was found: two untouched launches, side by side */
+  const kstep *s0 = pass_site_launch(v, site, site->first_step);
+  const kstep *s1 = pass_site_launch(v, site, site->last_step);
   static stats_pair p;
   static fused f;
   int quiet;
   memset(&f, 0, sizeof f);
   f.p = &p;
-  if (!s0 || variant_touched(v, site->entry, s0->index) || variant_touched(v, site->entry, s1->index) ||
-      check_pair(m, s0, s1, &p, &quiet) || !build_params(v->a, &f))
+  if (!s0 || !s1 || s1 != s0 + 1 || check_pair(m, s0, s1, &p, &quiet) || !build_params(v->a, &f))
     return pass_site_gone(v, "fuse-row-stats", site, d);
   int block = values ? values[0] : block_values[0];
   strbuf base = {0};
