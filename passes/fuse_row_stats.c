@@ -699,11 +699,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   /* the pair still as it was found: two untouched launches, side by side */
   const kstep *s0 = pass_site_launch(v, site, site->first_step);
   const kstep *s1 = pass_site_launch(v, site, site->last_step);
-  static stats_pair p;
-  static fused f;
+  stats_pair p = {0};
+  fused f = {.p = &p};
   int quiet;
-  memset(&f, 0, sizeof f);
-  f.p = &p;
   if (!s0 || !s1 || s1 != s0 + 1 || check_pair(m, s0, s1, &p, &quiet) || !build_params(v->a, &f))
     return pass_site_gone(v, "fuse-row-stats", site, d);
   int block = values ? values[0] : block_values[0];
