@@ -112,6 +112,14 @@ void variant_note(variant *v, const char *recipe_part, const char *line) {
   sb_printf(&v->applied, "%s\n", line);
 }
 
+int variant_noted(const variant *v, const char *recipe_part) {
+  size_t n = strlen(recipe_part);
+  for (const char *p = v->recipe.s; p; p = strchr(p, '+'), p = p ? p + 1 : NULL)
+    if (!strncmp(p, recipe_part, n) && (p[n] == '+' || !p[n]))
+      return 1;
+  return 0;
+}
+
 static int name_used(const variant *v, const char *name) {
   for (int i = 0; i < v->m->nkernels; i++)
     if (!strcmp(v->m->kernels[i].name, name))

@@ -93,6 +93,9 @@ void variant_add_early_helper(variant *v, const char *name, const char *text);
 void variant_add_include(variant *v, const char *header);
 /* Appends "pass(params)" to the recipe and a line to the head. */
 void variant_note(variant *v, const char *recipe_part, const char *line);
+/* Whether the recipe holds recipe_part whole ("cuda-graph@fine"): a change made once per
+ * entry that the variant has already made. */
+int variant_noted(const variant *v, const char *recipe_part);
 /* A kernel name not yet used in the file or the variant: base, or base_2, base_3... */
 const char *variant_fresh_name(const variant *v, const char *base);
 /* Writes the variant's file to out. Returns 0 when an edit cannot be placed (reported). */

@@ -156,7 +156,9 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   lt_walk w;
   (void)values;
   collect(&w, v, site->entry, 0, d);
-  int ok = w.ncalls > 0;
+  /* a helper's call rewritten already is rewritten again to the same text (another entry
+   * that calls the helper may apply too), so the entry's own note tells it was done */
+  int ok = w.ncalls > 0 && !variant_noted(v, arena_printf(v->a, "cublas-lt@%s", e->name));
   for (int i = 0; i < w.ncalls && ok; i++) {
     const lt_call *c = &w.calls[i];
     if (c->in_helper)

@@ -161,7 +161,8 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   const kentry *e = &m->entries[site->entry];
   kloc at;
   (void)values;
-  if (refusal(v, site->entry, &at))
+  /* captured once: a second wrapper would wrap the first */
+  if (refusal(v, site->entry, &at) || variant_noted(v, arena_printf(v->a, "cuda-graph@%s", e->name)))
     return pass_site_gone(v, "cuda-graph", site, d);
   const char *eager = variant_fresh_name(v, arena_printf(v->a, "%s_eager", e->name));
   const char *params = param_list(m, e), *stream = e->params[e->stream_param].name;
