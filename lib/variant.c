@@ -120,16 +120,9 @@ int variant_noted(const variant *v, const char *recipe_part) {
   return 0;
 }
 
-static int name_used(const variant *v, const char *name) {
-  for (int i = 0; i < v->m->nkernels; i++)
-    if (!strcmp(v->m->kernels[i].name, name))
-      return 1;
-  for (int i = 0; i < v->nkernels; i++)
-    if (!strcmp(v->kernels[i].name, name))
-      return 1;
-  /* any other identifier of the file outside `//` comments: a plain text search is
-   * conservative */
-  const char *t = v->m->text;
+/* Whether text uses name as an identifier outside `//` comments: a plain text search is
+ * conservative. */
+static int text_names(const char *t, const char *name) {
   size_t n = strlen(name);
   for (const char *p = t; (p = strstr(p, name)) != NULL; p++) {
     int before = p > t && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') ||
@@ -145,6 +138,23 @@ static int name_used(const variant *v, const char *name) {
     if (!before && !after && !in_comment)
       return 1;
   }
+  return 0;
+}
+
+static int name_used(const variant *v, const char *name) {
+  for (int i = 0; i < v->m->nkernels; i++)
+    if (!strcmp(v->m->kernels[i].name, name))
+      return 1;
+  for (int i = 0; i < v->nkernels; i++)
+    if (!strcmp(v->kernels[i].name, name))
+      return 1;
+  /* any other identifier of the file, or of the text an earlier change put in it
+   * (cuda-graph's `entry_eager`) */
+  if (text_names(v->m->text, name))
+    return 1;
+  for (int i = 0; i < v->ntexts; i++)
+    if (text_names(v->texts[i].text, name))
+      return 1;
   return 0;
 }
 
