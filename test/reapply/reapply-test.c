@@ -5,21 +5,51 @@
  * change touched are not a pass's to change).
  *
  *   reapply-test PASS FILE
+ *   reapply-test --unlisted TEST
  *
  * Prints the site and what each apply did; exits 0 when the first applied and the second
  * refused, 1 otherwise, 2 on bad usage or input. Diagnostics go to stderr.
+ *
+ * --unlisted names every pass of the registry (passes/passes.def) that the lit file TEST
+ * never runs ("%reapply-test NAME "), one a line, and exits 1 when there is one: a pass
+ * added without a line in reapply.test fails the suite rather than going untested.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/tu.h"
 #include "../../passes/pass.h"
 
+/* the passes TEST has no "%reapply-test NAME " line for; 2 when TEST cannot be read */
+static int unlisted(const char *test) {
+  diag *d = diag_new(stderr);
+  unsigned size = 0;
+  char *text = tu_read_file(test, &size, d);
+  diag_free(d);
+  if (!text)
+    return 2;
+  int missing = 0;
+  for (int i = 0; i < pass_count; i++) {
+    strbuf line = {0};
+    sb_printf(&line, "%%reapply-test %s ", pass_list[i]->name);
+    if (!strstr(text, line.s)) {
+      printf("%s\n", pass_list[i]->name);
+      missing = 1;
+    }
+    sb_free(&line);
+  }
+  free(text);
+  return missing;
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: reapply-test PASS FILE\n");
+    fprintf(stderr, "usage: reapply-test PASS FILE | --unlisted TEST\n");
     return 2;
   }
+  if (!strcmp(argv[1], "--unlisted"))
+    return unlisted(argv[2]);
   const pass *p = pass_find(argv[1]);
   if (!p) {
     fprintf(stderr, "reapply-test: no pass named '%s'\n", argv[1]);
