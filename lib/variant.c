@@ -114,9 +114,14 @@ void variant_note(variant *v, const char *recipe_part, const char *line) {
 
 int variant_noted(const variant *v, const char *recipe_part) {
   size_t n = strlen(recipe_part);
-  for (const char *p = v->recipe.s; p; p = strchr(p, '+'), p = p ? p + 1 : NULL)
-    if (!strncmp(p, recipe_part, n) && (p[n] == '+' || !p[n]))
+  const char *p = v->recipe.s;
+  while (p) {
+    const char *plus = strchr(p, '+');
+    size_t len = plus ? (size_t)(plus - p) : strlen(p);
+    if (len == n && !strncmp(p, recipe_part, n))
       return 1;
+    p = plus ? plus + 1 : NULL;
+  }
   return 0;
 }
 
