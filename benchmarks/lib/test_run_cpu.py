@@ -114,6 +114,14 @@ class RunOnCpu(unittest.TestCase):
         self.assertEqual(bufs["pos"]["mismatches"], 0)
         self.assertEqual(bufs["acc"]["rtol"], 1e-5)       # the file's tol line
 
+    def test_another_gpu_than_the_required_one_measures_nothing(self):
+        other = os.path.join(self.dir, "other.jsonl")
+        cmd = self.cmd + ["--out", other, "--require-gpu", "H200"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("the GPU is cpu (test device), not the H200 that --require-gpu asks for", r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(other) and os.path.getsize(other) > 0)
+
     def test_zz_resume_skips_everything_and_report_reads_it(self):
         again = subprocess.run(self.cmd, capture_output=True, text=True, timeout=300)
         self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
