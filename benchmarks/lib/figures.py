@@ -108,6 +108,18 @@ def summarize(records):
     return out
 
 
+def level(rec):
+    """The corpus level of a record: the part of its problem id before the slash (level1,
+    launch)."""
+    return rec["problem"].split("/", 1)[0]
+
+
+def by_level(records):
+    """summarize() over each level's problems alone: {level: summary}, levels sorted."""
+    recs = problems(records)
+    return {lv: summarize([r for r in recs if level(r) == lv]) for lv in sorted({level(r) for r in recs})}
+
+
 REPEAT_VARIANTS = ("ref", "kfuse", "eager", "compile", "max-autotune")
 REPEAT_BANDS = (0.02, 0.05, 0.10)
 

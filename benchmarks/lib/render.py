@@ -133,6 +133,17 @@ def markdown(records, source="", plot_path=None, repeat=None):
                 base, F.fmt_x(b["geomean"]), F.fmt_pct(b["fast"][1.0]),
                 F.fmt_pct(b["fast"][1.5]), F.fmt_pct(b["fast"][2.0]), b["n_pairs"], b["n_baseline"]))
         out.append("")
+    levels = F.by_level(records)
+    if len(levels) > 1 and "kfuse" in summary["subjects"]:
+        out += ["### kfuse output by level", "",
+                "| level | against | geomean speedup | fast_1 | fast_1.5 | fast_2 | problems with both times | problems with a baseline time |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for lv, ls in levels.items():
+            for base, b in ((ls["subjects"].get("kfuse") or {}).get("vs") or {}).items():
+                out.append("| %s | %s | %s | %s | %s | %s | %d | %d |" % (
+                    lv, base, F.fmt_x(b["geomean"]), F.fmt_pct(b["fast"][1.0]),
+                    F.fmt_pct(b["fast"][1.5]), F.fmt_pct(b["fast"][2.0]), b["n_pairs"], b["n_baseline"]))
+        out.append("")
     if plot_path:
         out += ["![speedup per problem](%s)" % plot_path, ""]
     header, body = rows(records)

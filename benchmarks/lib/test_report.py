@@ -78,6 +78,22 @@ class Figures(unittest.TestCase):
         self.assertNotIn("ref", r["vs"])
         self.assertEqual(r["correct"], 4)
 
+    def test_by_level(self):
+        recs = synthetic_records()
+        recs[-1] = dict(recs[-1], problem="level2/004_d", level=2)
+        lv = figures.by_level(recs)
+        self.assertEqual(list(lv), ["level1", "level2"])
+        # level1 vs eager: 001 (2x) and 002 (0.5x) correct, 003 failed: 3 with an eager time
+        e1 = lv["level1"]["subjects"]["kfuse"]["vs"]["eager"]
+        self.assertAlmostEqual(e1["geomean"], 1.0)
+        self.assertEqual((e1["n_pairs"], e1["n_baseline"]), (2, 3))
+        self.assertAlmostEqual(lv["level2"]["subjects"]["kfuse"]["vs"]["eager"]["geomean"], 3.0)
+        md = render.markdown(recs)
+        self.assertIn("### kfuse output by level", md)
+        self.assertIn("| level1 | eager | 1.00x | 33% | 33% | 0% | 2 | 3 |", md)
+        self.assertIn("| level2 | eager | 3.00x | 100% | 100% | 100% | 1 | 1 |", md)
+        self.assertNotIn("by level", render.markdown(synthetic_records()))   # one level: no table
+
     def test_a_failed_kfuse_output_is_never_fast(self):
         recs = [synthetic_problem("001_a", 1.0, 0.01, 1.0, 1.0, kfuse_pass=False)]
         s = figures.summarize(recs)["subjects"]["kfuse"]["vs"]["eager"]
