@@ -153,12 +153,13 @@ static int find(const variant *v, pass_site **sites, int *nsites, int remarks, d
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
+  const char *part = arena_printf(v->a, "cublas-lt@%s", e->name);
   lt_walk w;
   (void)values;
   collect(&w, v, site->entry, 0, d);
   /* a helper's call rewritten already is rewritten again to the same text (another entry
    * that calls the helper may apply too), so the entry's own note tells it was done */
-  int ok = w.ncalls > 0 && !variant_noted(v, arena_printf(v->a, "cublas-lt@%s", e->name));
+  int ok = w.ncalls > 0 && !variant_noted(v, part);
   for (int i = 0; i < w.ncalls && ok; i++) {
     const lt_call *c = &w.calls[i];
     if (c->in_helper)
@@ -178,7 +179,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   /* above the file's own code: a host helper of the file may call it */
   variant_add_early_helper(v, "kf_lt_matmul", (const char *)kf_lt_matmul_source);
   variant_add_early_helper(v, "kf_cublas_sgemm", (const char *)kf_cublas_sgemm_source);
-  variant_note(v, arena_printf(v->a, "cublas-lt@%s", e->name),
+  variant_note(v, part,
                arena_printf(v->a, "cublas-lt: %s -> kf_cublas_sgemm (cuBLASLt, engine timed per shape)", site->what));
   return 1;
 }

@@ -159,10 +159,11 @@ static const char *param_list(const kmodel *m, const kentry *e) {
 static int apply(variant *v, const pass_site *site, const int *values, diag *d) {
   const kmodel *m = v->m;
   const kentry *e = &m->entries[site->entry];
+  const char *part = arena_printf(v->a, "cuda-graph@%s", e->name);
   kloc at;
   (void)values;
   /* captured once: a second wrapper would wrap the first */
-  if (refusal(v, site->entry, &at) || variant_noted(v, arena_printf(v->a, "cuda-graph@%s", e->name)))
+  if (refusal(v, site->entry, &at) || variant_noted(v, part))
     return pass_site_gone(v, "cuda-graph", site, d);
   const char *eager = variant_fresh_name(v, arena_printf(v->a, "%s_eager", e->name));
   const char *params = param_list(m, e), *stream = e->params[e->stream_param].name;
@@ -201,7 +202,7 @@ static int apply(variant *v, const pass_site *site, const int *values, diag *d) 
   variant_add_helper(v, "kf_graph", (const char *)kf_graph_source);
   variant_add_kernel(v, site->entry, arena_printf(v->a, "%s declaration", eager),
                      arena_printf(v->a, "static %s %s%s;", ret, eager, params));
-  variant_note(v, arena_printf(v->a, "cuda-graph@%s", e->name),
+  variant_note(v, part,
                arena_printf(v->a, "cuda-graph: %s -> replayed from a CUDA graph per argument tuple", site->what));
   return 1;
 }
